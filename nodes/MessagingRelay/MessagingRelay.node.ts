@@ -1,0 +1,99 @@
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+} from 'n8n-workflow';
+import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+
+import { CREDENTIAL_NAME } from '../shared/scopes';
+import { executeMessage } from './actions/message';
+import { executeNumber } from './actions/number';
+import { executeWebhook } from './actions/webhook';
+import { messageFields, messageOperations } from './descriptions/MessageDescription';
+import { numberFields, numberOperations } from './descriptions/NumberDescription';
+import { webhookFields, webhookOperations } from './descriptions/WebhookDescription';
+import { searchNumbers } from './listSearch';
+
+export class MessagingRelay implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Messaging Relay',
+		name: 'messagingRelay',
+		icon: { light: 'file:../../icons/messagingRelay.svg', dark: 'file:../../icons/messagingRelay.dark.svg' },
+		group: ['output'],
+		version: 1,
+		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
+		description: 'Send messages from your phone-linked numbers and manage the Messaging Relay webhook',
+		defaults: { name: 'Messaging Relay' },
+		usableAsTool: true,
+		inputs: [NodeConnectionTypes.Main],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: CREDENTIAL_NAME, required: true }],
+		properties: [
+			{
+				displayName: 'Resource',
+				name: 'resource',
+				type: 'options',
+				noDataExpression: true,
+				options: [
+					{ name: 'Message', value: 'message' },
+					{ name: 'Number', value: 'number' },
+					{ name: 'Webhook', value: 'webhook' },
+				],
+				default: 'message',
+			},
+			...messageOperations,
+			...messageFields,
+			...numberOperations,
+			...numberFields,
+			...webhookOperations,
+			...webhookFields,
+		],
+	};
+
+	methods = {
+		listSearch: { searchNumbers },
+	};
+
+	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+		const items = this.getInputData();
+		const returnData: INodeExecutionData[] = [];
+
+		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+			const resource = this.getNodeParameter('resource', itemIndex) as string;
+			const operation = this.getNodeParameter('operation', itemIndex) as string;
+			try {
+				let result: IDataObject | IDataObject[];
+				if (resource === 'message') {
+					result = await executeMessage.call(this, operation, itemIndex);
+				} else if (resource === 'number') {
+					result = await executeNumber.call(this, operation, itemIndex);
+				} else if (resource === 'webhook') {
+					result = await executeWebhook.call(this, operation, itemIndex);
+				} else {
+					throw new NodeOperationError(this.getNode(), `Unknown resource "${resource}"`, {
+						itemIndex,
+					});
+				}
+				const executionData = this.helpers.constructExecutionMetaData(
+					this.helpers.returnJsonArray(result),
+					{ itemData: { item: itemIndex } },
+				);
+				returnData.push(...executionData);
+			} catch (error) {
+				if (this.continueOnFail()) {
+					const { message, description } = error as { message: string; description?: string };
+					returnData.push({
+						json: { error: message, ...(description ? { description } : {}) },
+						pairedItem: { item: itemIndex },
+					});
+					continue;
+				}
+				throw error;
+			}
+		}
+
+		return [returnData];
+	}
+}

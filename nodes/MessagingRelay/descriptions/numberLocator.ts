@@ -1,0 +1,37 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+/**
+ * A number picked From List (searched over `GET /v1/numbers`) or By ID. Shared by Message →
+ * Send and Number → Get so both pick numbers the same way.
+ */
+export function numberLocator(
+	overrides: Pick<INodeProperties, 'displayName' | 'name' | 'description' | 'displayOptions'>,
+): INodeProperties {
+	return {
+		type: 'resourceLocator',
+		default: { mode: 'list', value: '' },
+		required: true,
+		modes: [
+			{
+				displayName: 'From List',
+				name: 'list',
+				type: 'list',
+				placeholder: 'Select a number...',
+				typeOptions: { searchListMethod: 'searchNumbers', searchable: true },
+			},
+			{
+				displayName: 'By ID',
+				name: 'id',
+				type: 'string',
+				placeholder: 'e.g. num_main',
+				validation: [
+					{
+						type: 'regex',
+						properties: { regex: '^\\S+$', errorMessage: 'A number ID has no spaces' },
+					},
+				],
+			},
+		],
+		...overrides,
+	};
+}
