@@ -5,7 +5,7 @@ import type {
 	INodeType,
 	INodeTypeDescription,
 } from 'n8n-workflow';
-import { NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { executeMessage } from './actions/message';
@@ -90,7 +90,13 @@ export class MessagingRelay implements INodeType {
 					});
 					continue;
 				}
-				throw error;
+				// Our own errors already say what to do; anything else is wrapped so n8n shows it
+				// with the node and item it came from.
+				const failure =
+					error instanceof NodeApiError || error instanceof NodeOperationError
+						? error
+						: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
+				throw failure;
 			}
 		}
 

@@ -46,6 +46,38 @@ function readRetryAfter(headers: IN8nHttpFullResponse['headers']): number | unde
 }
 
 /**
+ * Socket error codes in words. The code itself stays out of the message: NodeApiError swaps
+ * any message that contains one for a generic sentence without the endpoint.
+ */
+const NETWORK_WORDS: Record<string, string> = {
+	ECONNREFUSED: 'connection refused',
+	ENOTFOUND: 'host not found',
+	EAI_AGAIN: 'host name lookup failed',
+	ETIMEDOUT: 'timed out',
+	ECONNABORTED: 'timed out',
+	ECONNRESET: 'connection reset',
+	EPIPE: 'connection reset',
+	EHOSTUNREACH: 'host unreachable',
+};
+
+/**
+ * The code and message of a failed connection. n8n may hand the socket error over as is or
+ * wrapped in a NodeApiError (code on the error, on `cause`, or in `context`).
+ */
+function networkFailure(error: unknown): { code?: string; message?: string } {
+	const seen = error as {
+		code?: unknown;
+		message?: unknown;
+		cause?: { code?: unknown; message?: unknown };
+		context?: { code?: unknown };
+	};
+	const candidates = [seen?.code, seen?.cause?.code, seen?.context?.code];
+	const code = candidates.find((c): c is string => typeof c === 'string' && /^E[A-Z_]+$/.test(c));
+	const message = [seen?.cause?.message, seen?.message].find((m): m is string => typeof m === 'string');
+	return { code, message };
+}
+
+/**
  * The only place that talks HTTP to the service. It authenticates through n8n's
  * `httpRequestWithAuthentication` (so the key is added by the credential, never by us), reads
  * the body as text so that a non-JSON answer is reported rather than half-parsed, and turns
@@ -79,12 +111,13 @@ export async function relayApiRequest(
 	} catch (error) {
 		// A network failure. Only its code and message are kept: the original error object
 		// carries the request config, whose headers hold the API key.
-		const { code, message } = error as { code?: string; message?: string };
+		const { code, message } = networkFailure(error);
 		throw new NodeApiError(
 			this.getNode(),
-			{ code: code ?? 'NETWORK_ERROR', message: message ?? 'request failed', endpoint },
+			// Not under `code`: NodeApiError would swap our message for its generic one.
+			{ networkCode: code ?? 'unknown', message: message ?? 'request failed', endpoint },
 			{
-				message: `Could not reach the Messaging Relay API for ${endpoint} (${code ?? 'network error'})`,
+				message: `Could not reach the Messaging Relay API for ${endpoint}: ${NETWORK_WORDS[code ?? ''] ?? 'network error'}`,
 				description: `Check the credential's Base URL (${options.baseURL}) and that n8n can reach it. ${message ?? ''}`.trim(),
 				itemIndex: request.itemIndex,
 				failure: { cause: 'temporarily-unavailable' },

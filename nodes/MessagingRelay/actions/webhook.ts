@@ -13,8 +13,9 @@ export async function executeWebhook(
 		const webhook = await readWebhook.call(this, itemIndex);
 		if (!webhook) return { registered: false, url: null, active: false };
 		// A GET should not carry the secret, but if a server sends it, it stays out of the item.
-		const { secret: _secret, ...visible } = webhook;
-		return { registered: true, ...visible };
+		const visible: IDataObject = { registered: true, ...webhook };
+		delete visible.secret;
+		return visible;
 	}
 
 	if (operation === 'set') {
