@@ -64,6 +64,15 @@ export class MessagingRelayApi implements ICredentialType {
 			],
 			description: 'The service accepts both. Keep the default unless a proxy strips custom headers.',
 		},
+		{
+			displayName: 'Webhook Secret',
+			name: 'webhookSecret',
+			type: 'string',
+			typeOptions: { password: true },
+			default: '',
+			description:
+				'Only for a Messaging Relay Trigger set to "Webhook Managed Elsewhere": the secret the dashboard showed when the webhook was set. Leave empty when the trigger registers the webhook itself.',
+		},
 	];
 
 	async authenticate(

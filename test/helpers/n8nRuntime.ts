@@ -32,9 +32,11 @@ import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workfl
 
 import { MessagingRelayApi } from '../../credentials/MessagingRelayApi.credentials';
 import { MessagingRelay } from '../../nodes/MessagingRelay/MessagingRelay.node';
+import { MessagingRelayTrigger } from '../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 
 export const PACKAGE = 'n8n-nodes-messaging-relay';
 export const ACTION_TYPE = `${PACKAGE}.messagingRelay`;
+export const TRIGGER_TYPE = `${PACKAGE}.messagingRelayTrigger`;
 
 const credentialType = new MessagingRelayApi();
 
@@ -94,7 +96,11 @@ export class PackageNodeTypes implements INodeTypes {
 	private readonly types: Record<string, INodeType>;
 
 	constructor(extra: Record<string, INodeType> = {}) {
-		this.types = { [ACTION_TYPE]: new MessagingRelay(), ...extra };
+		this.types = {
+			[ACTION_TYPE]: new MessagingRelay(),
+			[TRIGGER_TYPE]: new MessagingRelayTrigger(),
+			...extra,
+		};
 	}
 
 	getByName(name: string): INodeType | IVersionedNodeType {
@@ -123,6 +129,7 @@ export function relayCredentials(
 export function additionalDataFor(
 	credentials: ICredentialDataDecryptedObject,
 	hooks?: ExecutionLifecycleHooks,
+	n8nBaseUrl = 'http://127.0.0.1:5678',
 ): IWorkflowExecuteAdditionalData {
 	return {
 		credentialsHelper: new InMemoryCredentialsHelper(credentials),
@@ -134,9 +141,9 @@ export function additionalDataFor(
 		formBaseUrl: 'http://127.0.0.1:5678/form',
 		formWaitingBaseUrl: 'http://127.0.0.1:5678/form-waiting',
 		formTestBaseUrl: 'http://127.0.0.1:5678/form-test',
-		webhookBaseUrl: 'http://127.0.0.1:5678/webhook',
-		webhookWaitingBaseUrl: 'http://127.0.0.1:5678/webhook-waiting',
-		webhookTestBaseUrl: 'http://127.0.0.1:5678/webhook-test',
+		webhookBaseUrl: `${n8nBaseUrl}/webhook`,
+		webhookWaitingBaseUrl: `${n8nBaseUrl}/webhook-waiting`,
+		webhookTestBaseUrl: `${n8nBaseUrl}/webhook-test`,
 		mcpBaseUrl: 'http://127.0.0.1:5678/mcp',
 		mcpTestBaseUrl: 'http://127.0.0.1:5678/mcp-test',
 		variables: {},

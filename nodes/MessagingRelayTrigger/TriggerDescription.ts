@@ -1,0 +1,126 @@
+import type { INodeProperties } from 'n8n-workflow';
+
+import { EVENT_TYPES } from '../shared/schemas/events';
+
+/** What each event means, in the words of the spec's catalogue (part 6.2). */
+const EVENT_DESCRIPTIONS: Record<(typeof EVENT_TYPES)[number], string> = {
+	'group.member_joined': 'Someone was added to a group',
+	'group.member_left': 'Someone left a group or was removed',
+	'group.updated': 'A group was created or its subject changed',
+	'message.deleted': 'A message was deleted for everyone',
+	'message.delivered': 'An outgoing message reached the recipient\'s device',
+	'message.edited': 'The sender edited a message',
+	'message.failed': 'An outgoing message was rejected',
+	'message.reaction': 'Someone reacted to a message or removed their reaction',
+	'message.read': 'An outgoing message was read',
+	'message.received': 'A contact sent a message (never your own)',
+	'message.sent': 'Your number sent a message, from the phone or through the API',
+	'number.disconnected': 'The link to the phone stopped working and must be restored',
+	'number.history_synced': 'Recent history of a newly linked number was imported',
+	'number.phone_offline': 'The phone does not respond for now; no relinking needed',
+	'number.phone_online': 'The phone responds again',
+	'number.reconnected': 'The link to the phone works again',
+};
+
+export const ALL_EVENTS = '*';
+
+export const triggerProperties: INodeProperties[] = [
+	{
+		displayName:
+			'A Messaging Relay account has exactly one webhook. Publishing this workflow points it at this node; "Listen for test event" points it at this node\'s test URL instead, so a published version stops receiving events until it is published again.',
+		name: 'oneWebhookNotice',
+		type: 'notice',
+		default: '',
+	},
+	{
+		displayName: 'Webhook Registration',
+		name: 'registration',
+		type: 'options',
+		noDataExpression: true,
+		options: [
+			{
+				name: 'Register Automatically',
+				value: 'automatic',
+				description: 'This node sets the account\'s webhook to its own URL and keeps the secret',
+			},
+			{
+				name: 'Webhook Managed Elsewhere',
+				value: 'manual',
+				description:
+					'You set the webhook yourself (for example in the dashboard) and put its secret in the credential\'s Webhook Secret field; this node registers nothing',
+			},
+		],
+		default: 'automatic',
+	},
+	{
+		displayName:
+			'Set the account\'s webhook to this node\'s Production URL (or Test URL while testing), and put the secret you were given into the credential\'s "Webhook Secret" field.',
+		name: 'manualNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: { show: { registration: ['manual'] } },
+	},
+	{
+		displayName: 'Events',
+		name: 'events',
+		type: 'multiOptions',
+		required: true,
+		default: ['message.received'],
+		description: 'The events that start the workflow. Others are acknowledged and ignored.',
+		options: [
+			{
+				name: 'All Events',
+				value: ALL_EVENTS,
+				description: 'Every event, including types added to the service after this node was built',
+			},
+			...EVENT_TYPES.map((type) => ({ name: type, value: type, description: EVENT_DESCRIPTIONS[type] })),
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		options: [
+			{
+				displayName: 'Chats',
+				name: 'chatType',
+				type: 'options',
+				default: 'all',
+				description: 'For message events: whether group messages, direct messages or both start the workflow',
+				options: [
+					{ name: 'All Chats', value: 'all' },
+					{ name: 'Only Direct Messages', value: 'direct' },
+					{ name: 'Only Group Messages', value: 'group' },
+				],
+			},
+			{
+				displayName: 'Ignore Events Older Than (Minutes)',
+				name: 'maxAgeMinutes',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0 },
+				description:
+					'Skip events whose occurredAt is older than this, for example after n8n was down. 0 keeps all. Events without occurredAt are kept.',
+			},
+			{
+				displayName: 'Only Numbers',
+				name: 'channelIds',
+				type: 'string',
+				default: '',
+				placeholder: 'num_main, num_sales',
+				description:
+					'Comma-separated number IDs (channelId). Events of other numbers are ignored. Empty keeps all.',
+			},
+			{
+				displayName: 'Replace Existing Webhook',
+				name: 'replaceExisting',
+				type: 'boolean',
+				default: false,
+				description:
+					'Whether to take over the account\'s webhook when it points at another URL. The receiver there (another workflow or system) stops getting events.',
+			},
+		],
+	},
+];

@@ -1,0 +1,63 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { eventSchemas, isKnownEventType, type RelayEvent } from '../shared/schemas/events';
+
+/** Larger bodies are refused with 413: no event of the catalogue comes near this. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+export type Delivery =
+	| { kind: 'refused'; status: number; error: string }
+	| { kind: 'valid'; body: IDataObject; event: RelayEvent }
+	| { kind: 'invalid'; body: IDataObject; problems: string[] }
+	| { kind: 'unknown'; body: IDataObject };
+
+interface RawRequest {
+	rawBody?: unknown;
+	body?: unknown;
+}
+
+function isRecord(value: unknown): value is IDataObject {
+	return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Reads a delivery's body. Uses the raw bytes when n8n kept them, so malformed JSON and
+ * oversized bodies are told apart from an empty one; falls back to n8n's parsed body.
+ */
+function readBody(request: RawRequest): { body?: unknown; status?: number; error?: string } {
+	const raw = request.rawBody;
+	if (raw instanceof Uint8Array || typeof raw === 'string') {
+		const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.byteLength;
+		if (size > MAX_BODY_BYTES) {
+			return { status: 413, error: `Body too large (${size} bytes, at most ${MAX_BODY_BYTES})` };
+		}
+		const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+		if (text.trim() === '') return { status: 400, error: 'Empty body: expected a JSON event' };
+		try {
+			return { body: JSON.parse(text) };
+		} catch {
+			return { status: 400, error: 'Body is not valid JSON' };
+		}
+	}
+	return { body: request.body };
+}
+
+/** Turns an HTTP delivery into an event, or says why it cannot be one. */
+export function readDelivery(request: RawRequest): Delivery {
+	const { body, status, error } = readBody(request);
+	if (status !== undefined) return { kind: 'refused', status, error: error! };
+	if (!isRecord(body) || Object.keys(body).length === 0) {
+		return { kind: 'refused', status: 400, error: 'Expected a JSON object event with a "type"' };
+	}
+	if (typeof body.type !== 'string' || body.type === '') {
+		return { kind: 'refused', status: 400, error: 'The event has no "type"' };
+	}
+	if (!isKnownEventType(body.type)) return { kind: 'unknown', body };
+
+	const parsed = eventSchemas[body.type].safeParse(body);
+	if (parsed.success) return { kind: 'valid', body, event: parsed.data as RelayEvent };
+	const problems = parsed.error.issues.map(
+		(issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`,
+	);
+	return { kind: 'invalid', body, problems };
+}

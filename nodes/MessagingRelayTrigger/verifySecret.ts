@@ -1,0 +1,14 @@
+import { timingSafeEqual } from 'node:crypto';
+
+/**
+ * Compares the `x-service-secret` header with the stored secret in constant time. The length
+ * check comes first because timingSafeEqual needs equal lengths; it reveals only the length,
+ * which is fixed for the service's secrets.
+ */
+export function secretMatches(received: unknown, expected: string): boolean {
+	if (typeof received !== 'string' || received === '' || expected === '') return false;
+	const given = Buffer.from(received, 'utf8');
+	const wanted = Buffer.from(expected, 'utf8');
+	if (given.length !== wanted.length) return false;
+	return timingSafeEqual(given, wanted);
+}
