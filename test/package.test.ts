@@ -51,25 +51,31 @@ describe('n8n loads the built package', () => {
 
 	test('the node types and the credential type load under the package name', () => {
 		expect(loader.packageName).toBe('n8n-nodes-messaging-relay');
-		expect(loader.types.nodes.map((n) => n.name)).toEqual(expect.arrayContaining(['messagingRelay']));
+		expect(loader.types.nodes.map((n) => n.name).sort()).toEqual(['messagingRelay', 'messagingRelayTrigger']);
 		expect(loader.types.credentials.map((c) => c.name)).toEqual(['messagingRelayApi']);
 	});
 
-	test('the action node is usable as an AI tool and has its codex (Communication, WhatsApp alias)', () => {
+	test('the action node is usable as an AI tool', () => {
 		const node = loader.types.nodes.find((n) => n.name === 'messagingRelay')!;
 		expect(node.usableAsTool).toBe(true);
+	});
+
+	test.each(['messagingRelay', 'messagingRelayTrigger'])('%s has its codex (Communication, WhatsApp alias)', (name) => {
+		const node = loader.types.nodes.find((n) => n.name === name)!;
 		expect(node.codex?.categories).toEqual(['Communication']);
 		expect(node.codex?.alias).toEqual(expect.arrayContaining(['WhatsApp', 'SMS', 'chat']));
 	});
 
-	test('themed icons resolve to SVG files inside dist', () => {
-		const node = loader.types.nodes.find((n) => n.name === 'messagingRelay')!;
-		const credential = loader.types.credentials[0];
-		for (const icon of [node.iconUrl, credential.iconUrl]) {
+	test('themed icons of both nodes and the credential resolve to SVG files inside dist', () => {
+		const icons = [...loader.types.nodes.map((n) => n.iconUrl), loader.types.credentials[0].iconUrl];
+		expect(icons).toHaveLength(3);
+		const files: string[] = [];
+		for (const icon of icons) {
 			expect(icon).toEqual({ light: expect.stringMatching(/\.svg$/), dark: expect.stringMatching(/\.dark\.svg$/) });
+			const { light, dark } = icon as { light: string; dark: string };
+			files.push(light, dark);
 		}
-		const iconUrl = node.iconUrl as { light: string; dark: string };
-		for (const file of [iconUrl.light, iconUrl.dark]) {
+		for (const file of files) {
 			expect(readText(file.replace(/^icons\/n8n-nodes-messaging-relay\//, ''))).toContain('<svg');
 		}
 	});
