@@ -44,6 +44,7 @@ describe('every event type of the catalogue', () => {
 		const event = sample(type);
 		const result = await sim.deliver(event);
 		expect(result.status).toBe(200);
+		expect(JSON.parse(result.body)).toEqual({ received: true });
 		expect(harness.runs).toHaveLength(1);
 		const [run] = harness.runs;
 		expect(run.invalid).toEqual([]);

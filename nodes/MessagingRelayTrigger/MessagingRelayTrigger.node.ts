@@ -101,16 +101,19 @@ export class MessagingRelayTrigger implements INodeType {
 		if (skip) return respond(this, 200, { received: true, ignored: skip });
 
 		// 4. One item per event: valid ones on "Events", the rest on "Invalid Events".
+		// The service is answered 200 {"received":true} as soon as the workflow starts.
+		const webhookResponse = { received: true };
 		if (delivery.kind === 'valid') {
-			return { workflowData: [[{ json: eventItem(delivery.event) }], []] };
+			return { webhookResponse, workflowData: [[{ json: eventItem(delivery.event) }], []] };
 		}
 		if (delivery.kind === 'unknown') {
-			return { workflowData: [[{ json: unknownEventItem(delivery.body) }], []] };
+			return { webhookResponse, workflowData: [[{ json: unknownEventItem(delivery.body) }], []] };
 		}
 		this.logger.warn(`Messaging Relay Trigger: ${type} event does not match its schema`, {
 			problems: delivery.problems,
 		});
 		return {
+			webhookResponse,
 			workflowData: [
 				[],
 				[{ json: { type, problems: delivery.problems, event: delivery.body } }],

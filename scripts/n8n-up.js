@@ -1,0 +1,70 @@
+'use strict';
+/**
+ * The main job: n8n with these nodes, against the local relay simulator (or a real account),
+ * the example workflows published. Keeps running until Ctrl-C.
+ *
+ *   npm start                                   # simulator
+ *   RELAY_BASE_URL=https://… RELAY_API_KEY=… npm start   # a real account
+ *   N8N_PORT=5678 RELAY_SIM_PORT=5680 npm start # other ports
+ */
+const { createInterface } = require('node:readline/promises');
+
+const { startStack } = require('./lib/stack');
+const { say } = require('./lib/runtime');
+
+async function askForAccount() {
+	if (process.env.RELAY_BASE_URL && process.env.RELAY_API_KEY) {
+		return { baseUrl: process.env.RELAY_BASE_URL, apiKey: process.env.RELAY_API_KEY };
+	}
+	if (process.env.CI || !process.stdin.isTTY || process.env.RELAY_USE_SIMULATOR) return undefined;
+	const rl = createInterface({ input: process.stdin, output: process.stdout });
+	const baseUrl = (await rl.question('Messaging Relay base URL (Enter for the local simulator): ')).trim();
+	let apiKey = '';
+	if (baseUrl) apiKey = (await rl.question('API key: ')).trim();
+	rl.close();
+	return baseUrl && apiKey ? { baseUrl, apiKey } : undefined;
+}
+
+async function main() {
+	const account = await askForAccount();
+	const stack = await startStack({
+		n8nPort: Number(process.env.N8N_PORT ?? 5678),
+		simPort: Number(process.env.RELAY_SIM_PORT ?? 5680),
+		account,
+		keepUserFolder: true,
+	});
+	const lines = [
+		'',
+		'n8n is running with the Messaging Relay nodes.',
+		`  Editor:   ${stack.n8nUrl}`,
+		`  Login:    ${stack.owner.email} / ${stack.owner.password}`,
+		`  Data:     ${stack.userFolder} (n8n log: ${stack.logFile})`,
+		`  Published: ${Object.values(stack.workflows).map((w) => `"${w.name}"`).join(', ')}`,
+	];
+	if (stack.simUrl) {
+		lines.push(
+			`  Simulator: ${stack.simUrl} (API key sim-key-full)`,
+			'',
+			'Deliver a sample inbound message (the auto-reply workflow answers it through the simulator):',
+			`  npm run deliver -- message.received`,
+			'Other events: npm run deliver -- number.disconnected --account acct_ops   (the alert workflow)',
+		);
+	} else {
+		lines.push('', 'Using your account: its webhook now points at this n8n, which must be reachable over public HTTPS.');
+	}
+	lines.push('', 'Press Ctrl-C to stop.');
+	console.log(lines.join('\n'));
+
+	const shutdown = async () => {
+		say('stopping');
+		await stack.stop();
+		process.exit(0);
+	};
+	process.on('SIGINT', shutdown);
+	process.on('SIGTERM', shutdown);
+}
+
+main().catch((error) => {
+	console.error(`\nCould not start: ${error.message}`);
+	process.exit(1);
+});

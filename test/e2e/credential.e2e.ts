@@ -1,0 +1,49 @@
+import { api, info, rest } from './n8nApi';
+
+let credentialId: string;
+beforeAll(async () => {
+	const created = await api('POST', '/credentials', {
+		name: 'Messaging Relay e2e credential test',
+		type: 'messagingRelayApi',
+		data: { baseUrl: info.simUrl, apiKey: 'sim-key-full', authHeader: 'xApiKey' },
+	});
+	credentialId = created.id as string;
+});
+
+/**
+ * What the editor's "Test" button does: POST /rest/credentials/test with the credential's id
+ * and the data as typed in the form.
+ */
+async function testCredential(apiKey: string) {
+	const { status, body } = await rest('POST', '/credentials/test', {
+		credentials: {
+			id: credentialId,
+			name: 'Messaging Relay e2e',
+			type: 'messagingRelayApi',
+			data: { baseUrl: info.simUrl, apiKey, authHeader: 'xApiKey' },
+		},
+	});
+	expect(status).toBe(200);
+	return body.data as { status: string; message: string };
+}
+
+describe('the credential test in the real n8n', () => {
+	test('a good key passes', async () => {
+		expect(await testCredential('sim-key-full')).toEqual({ status: 'OK', message: 'Connection successful!' });
+	});
+
+	test('a bad key fails clearly, without echoing the key', async () => {
+		const result = await testCredential('not-a-real-key-123');
+		expect(result.status).toBe('Error');
+		expect(result.message).toMatch(/not accepted \(401\).*Create a new key/);
+		expect(result.message).not.toContain('not-a-real-key-123');
+	});
+
+	test('a key without numbers:read names the scope', async () => {
+		expect((await testCredential('sim-key-send-only')).message).toMatch(/lacks the numbers:read scope \(403\)/);
+	});
+
+	test('a suspended account says rotating the key will not help', async () => {
+		expect((await testCredential('sim-key-suspended')).message).toMatch(/on hold \(402 ACCOUNT_SUSPENDED\).*rotating it will not help/);
+	});
+});

@@ -1,0 +1,45 @@
+import { sample } from '../fixtures/events';
+import { eventually, finishedExecutions, info, sim } from './n8nApi';
+
+interface SimMessage {
+	account: string;
+	channelId: string;
+	to: string;
+	text: string;
+}
+
+const messages = async () => ((await sim('GET', '/state')).messages as unknown as SimMessage[]) ?? [];
+
+describe('the example workflows, published by the main job', () => {
+	test('automatic reply: an inbound message is answered on its chat from the same number', async () => {
+		const inbound = sample('message.received');
+		inbound.message.chatId = '4917655501234@c.us';
+		const before = (await messages()).length;
+		const delivered = await sim('POST', '/deliver', { event: inbound, account: 'acct_main' });
+		expect(delivered.status).toBe(200);
+		const reply = await eventually(async () => (await messages()).slice(before).find((m) => m.to === '4917655501234@c.us'));
+		expect(reply).toMatchObject({ account: 'acct_main', channelId: 'num_main', to: '4917655501234@c.us' });
+		expect(reply.text).toMatch(/Thanks for your message/);
+		const runs = await finishedExecutions(info.workflows.autoReply.id, 1);
+		expect(runs[0].status).toBe('success');
+	});
+
+	test('automatic reply ignores group messages (Chats: Only Direct Messages)', async () => {
+		const inGroup = sample('message.received');
+		(inGroup.message as Record<string, unknown>).group = { id: 'g1' };
+		const before = (await messages()).length;
+		expect((await sim('POST', '/deliver', { event: inGroup, account: 'acct_main' })).status).toBe(200);
+		const after = await messages();
+		expect(after.length).toBe(before);
+	});
+
+	test('disconnect alert: number.disconnected sends the operator a message; phone_offline does not', async () => {
+		const before = (await messages()).length;
+		await sim('POST', '/deliver', { type: 'number.phone_offline', account: 'acct_ops' });
+		await sim('POST', '/deliver', { type: 'number.disconnected', account: 'acct_ops' });
+		const alert = await eventually(async () => (await messages()).slice(before).find((m) => m.account === 'acct_ops'));
+		expect(alert).toMatchObject({ channelId: 'num_sales', to: '+4917600000099' });
+		expect(alert.text).toBe('Number Support line (+4915112345678) lost its link: SESSION_EXPIRED. Relink it in the dashboard.');
+		expect((await messages()).slice(before).filter((m) => m.account === 'acct_ops')).toHaveLength(1);
+	});
+});

@@ -1,0 +1,37 @@
+import { info, rest, sessionCookie } from './n8nApi';
+
+/** The node and credential type lists the editor loads (they need a session). */
+async function typesFile(name: string) {
+	const response = await fetch(`${info.n8nUrl}/types/${name}`, {
+		headers: { cookie: await sessionCookie(), 'browser-id': 'e2e' },
+	});
+	expect(response.status).toBe(200);
+	return await response.json();
+}
+import { readN8nLog } from './stack';
+
+describe('the package loads in the real n8n', () => {
+	test('both node types and the credential type are known under the package name', async () => {
+		const nodes = (await typesFile('nodes.json')) as Array<{ name: string }>;
+		const ours = nodes.map((n) => n.name).filter((name) => name.startsWith('n8n-nodes-messaging-relay.'));
+		// n8n adds the Tool variant itself because the action node is usableAsTool.
+		expect(ours.sort()).toEqual([
+			'n8n-nodes-messaging-relay.messagingRelay',
+			'n8n-nodes-messaging-relay.messagingRelayTool',
+			'n8n-nodes-messaging-relay.messagingRelayTrigger',
+		]);
+		const credentials = (await typesFile('credentials.json')) as Array<{ name: string }>;
+		expect(credentials.map((c) => c.name)).toContain('messagingRelayApi');
+	});
+
+	test('no package load error in n8n\'s log', () => {
+		const log = readN8nLog();
+		expect(log).not.toMatch(/Failed to load package/i);
+		expect(log).not.toMatch(/n8n-nodes-messaging-relay.*(error|failed)/i);
+	});
+
+	test('the example workflows were published', async () => {
+		const { body } = await rest('GET', `/workflows/${info.workflows.autoReply.id}`);
+		expect((body.data as { active: boolean }).active).toBe(true);
+	});
+});

@@ -1,0 +1,117 @@
+/**
+ * HTTP helpers for the end-to-end suites: n8n's public API (API key), its internal REST API
+ * (the owner's session cookie, for what the public API lacks), and the simulator's control routes.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { stackInfo } from './stack';
+
+const info = stackInfo();
+
+async function call(url: string, init: RequestInit): Promise<{ status: number; body: IDataObject }> {
+	const response = await fetch(url, init);
+	const text = await response.text();
+	let body: IDataObject = {};
+	try {
+		body = text ? (JSON.parse(text) as IDataObject) : {};
+	} catch {
+		body = { text };
+	}
+	return { status: response.status, body };
+}
+
+export async function api(method: string, path: string, body?: unknown) {
+	const result = await call(`${info.n8nUrl}/api/v1${path}`, {
+		method,
+		headers: { 'content-type': 'application/json', 'X-N8N-API-KEY': info.apiKey },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	if (result.status >= 400) {
+		throw new Error(`${method} /api/v1${path} → ${result.status} ${JSON.stringify(result.body).slice(0, 300)}`);
+	}
+	return result.body;
+}
+
+let cookie = '';
+/** The owner's session cookie (logged in once), sent with `browser-id: e2e`. */
+export async function sessionCookie() {
+	if (!cookie) {
+		const login = await fetch(`${info.n8nUrl}/rest/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'browser-id': 'e2e' },
+			body: JSON.stringify({ emailOrLdapLoginId: info.owner.email, password: info.owner.password }),
+		});
+		cookie = (login.headers.get('set-cookie') ?? '').split(';')[0];
+	}
+	return cookie;
+}
+
+export async function rest(method: string, path: string, body?: unknown) {
+	return await call(`${info.n8nUrl}/rest${path}`, {
+		method,
+		headers: { 'content-type': 'application/json', cookie: await sessionCookie(), 'browser-id': 'e2e' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+}
+
+export async function sim(method: string, path: string, body?: unknown) {
+	return (
+		await call(`${info.simUrl}/__sim${path}`, {
+			method,
+			headers: { 'content-type': 'application/json' },
+			body: body === undefined ? undefined : JSON.stringify(body),
+		})
+	).body;
+}
+
+export interface SimRequest {
+	method: string;
+	path: string;
+	body: IDataObject;
+	account: string | null;
+	at: number;
+}
+
+export async function simRequests(since: number): Promise<SimRequest[]> {
+	return (await sim('GET', `/requests?since=${since}`)) as unknown as SimRequest[];
+}
+
+export interface Execution {
+	id: string;
+	status: string;
+	finished: boolean;
+	data?: { resultData: { runData: Record<string, Array<{ data?: { main: Array<Array<{ json: IDataObject }>> } }>>; error?: IDataObject } };
+}
+
+export async function executions(workflowId: string): Promise<Execution[]> {
+	const page = await api('GET', `/executions?workflowId=${workflowId}&includeData=true&limit=250`);
+	return (page.data as unknown as Execution[]) ?? [];
+}
+
+/** Polls until `check` holds, for at most `timeoutMs`. */
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20000): Promise<T> {
+	const started = Date.now();
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() - started > timeoutMs) throw new Error(`Condition not met within ${timeoutMs} ms`);
+		await sleep(200);
+	}
+}
+
+/** Waits until the workflow has at least `count` finished executions and returns them. */
+export async function finishedExecutions(workflowId: string, count: number, timeoutMs = 30000) {
+	return await eventually(async () => {
+		const list = (await executions(workflowId)).filter((e) => e.status !== 'running' && e.status !== 'new');
+		return list.length >= count ? list : undefined;
+	}, timeoutMs);
+}
+
+/** Items a node output in an execution (output 0 unless told). */
+export function nodeItems(execution: Execution, nodeName: string, output = 0): IDataObject[] {
+	const run = execution.data?.resultData.runData[nodeName]?.[0];
+	return (run?.data?.main[output] ?? []).map((item) => item.json);
+}
+
+export { info };

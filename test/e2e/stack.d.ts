@@ -1,0 +1,20 @@
+/** Types for stack.js: what the end-to-end suites get from the running n8n and simulator. */
+export interface StackInfo {
+	n8nUrl: string;
+	simUrl: string;
+	userFolder: string;
+	logFile: string;
+	apiKey: string;
+	owner: { email: string; password: string };
+	credentials: Record<string, { id: string; name: string }>;
+	workflows: Record<string, { id: string; name: string }>;
+	artifacts: string;
+	env: Record<string, string>;
+}
+
+export declare function stackInfo(): StackInfo;
+export declare function readN8nLog(): string;
+export declare function runN8nCli(
+	args: string[],
+	extraEnv?: Record<string, string>,
+): { status: number | null; stdout: string; stderr: string };
