@@ -5,4 +5,5 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	testTimeout: 30000,
+	setupFiles: ['<rootDir>/test/setup/fastRetries.ts'],
 };

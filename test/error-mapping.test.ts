@@ -65,31 +65,33 @@ describe('a refused request becomes a NodeApiError that says what happened and h
 		expect(error.description).toContain('Number num_gone not found.');
 	});
 
-	test('429 says when to retry, from Retry-After', async () => {
+	test('429 with a Retry-After beyond the bound says when to retry, without waiting', async () => {
 		sim.inject({
 			method: 'POST',
 			path: '/v1/messages',
 			status: 429,
-			headers: { 'retry-after': '30' },
+			headers: { 'retry-after': '120' },
 			body: { error: { code: 'RATE_LIMITED', message: 'Slow down.' } },
 		});
 		const error = await failureOf(send());
 		expect(error.message).toBe('The Messaging Relay API is rate limiting requests (429 RATE_LIMITED)');
-		expect(error.description).toMatch(/retry in 30 s/);
-		expect((error as unknown as { failure: unknown }).failure).toEqual({ cause: 'rate-limited', retryAfterMs: 30000 });
+		expect(error.description).toMatch(/retry in 120 s/);
+		expect((error as unknown as { failure: unknown }).failure).toEqual({ cause: 'rate-limited', retryAfterMs: 120000 });
+		expect(sim.requestsTo('POST', '/v1/messages')).toHaveLength(1);
 	});
 
-	test('500 is the service\'s problem', async () => {
-		sim.inject({ path: '/v1/numbers', status: 500, body: { error: { code: 'INTERNAL', message: 'boom' } } });
+	test('500 is the service\'s problem (a GET is tried 4 times first)', async () => {
+		sim.inject({ path: '/v1/numbers', status: 500, times: 4, body: { error: { code: 'INTERNAL', message: 'boom' } } });
 		const error = await failureOf(listNumbers());
-		expect(error.message).toBe('The Messaging Relay service failed on GET /v1/numbers (500)');
+		expect(error.message).toBe('The Messaging Relay service failed on GET /v1/numbers (500) after 4 tries');
 		expect(error.description).toContain('"boom"');
+		expect(sim.requestsTo('GET', '/v1/numbers')).toHaveLength(4);
 	});
 
 	test('a non-JSON error body (an HTML proxy page) still gives a clear error', async () => {
-		sim.inject({ path: '/v1/numbers', status: 502, rawBody: '<html><body>Bad Gateway</body></html>' });
+		sim.inject({ path: '/v1/numbers', status: 502, times: 4, rawBody: '<html><body>Bad Gateway</body></html>' });
 		const error = await failureOf(listNumbers());
-		expect(error.message).toBe('The Messaging Relay service failed on GET /v1/numbers (502)');
+		expect(error.message).toBe('The Messaging Relay service failed on GET /v1/numbers (502) after 4 tries');
 		expect(error.description).toContain('<html><body>Bad Gateway</body></html>');
 		expect(error.description).toContain('not the usual JSON error');
 	});
@@ -151,6 +153,7 @@ describe('the API key never shows', () => {
 	test('not in output items, error items or errors, whichever header carries it', async () => {
 		for (const header of ['xApiKey', 'bearer'] as const) {
 			sim.inject({ method: 'POST', path: '/v1/messages', status: 500, rawBody: 'upstream broke' });
+			sim.inject({ path: '/v1/numbers', status: 500, times: 4, rawBody: 'still broken' });
 			const failing = await runActionNode(send(true), relayCredentials(sim.baseUrl, secretKey, header), [{}, {}]);
 			const thrown = await runActionNode(
 				relayNode({ resource: 'number', operation: 'get', numberId: { __rl: true, mode: 'id', value: 'nope' } }),

@@ -8,7 +8,7 @@ import type {
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
-import { executeMessage } from './actions/message';
+import { executeMessages } from './actions/message';
 import { executeNumber } from './actions/number';
 import { executeWebhook } from './actions/webhook';
 import { messageFields, messageOperations } from './descriptions/MessageDescription';
@@ -60,14 +60,17 @@ export class MessagingRelay implements INodeType {
 		const items = this.getInputData();
 		const returnData: INodeExecutionData[] = [];
 
+		// Messages are sent as a batch (checked first, then several in flight, chat by chat).
+		if (this.getNodeParameter('resource', 0) === 'message') {
+			return [await executeMessages.call(this, this.getNodeParameter('operation', 0) as string)];
+		}
+
 		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
 			const resource = this.getNodeParameter('resource', itemIndex) as string;
 			const operation = this.getNodeParameter('operation', itemIndex) as string;
 			try {
 				let result: IDataObject | IDataObject[];
-				if (resource === 'message') {
-					result = await executeMessage.call(this, operation, itemIndex);
-				} else if (resource === 'number') {
+				if (resource === 'number') {
 					result = await executeNumber.call(this, operation, itemIndex);
 				} else if (resource === 'webhook') {
 					result = await executeWebhook.call(this, operation, itemIndex);

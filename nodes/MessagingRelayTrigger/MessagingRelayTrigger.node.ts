@@ -51,6 +51,9 @@ export class MessagingRelayTrigger implements INodeType {
 				name: 'default',
 				httpMethod: 'POST',
 				responseMode: 'onReceived',
+				// Empty, so n8n answers with webhook()'s `webhookResponse` ({"received":true});
+				// left out, n8n 2.41 answers with its default's name, "firstEntryJson".
+				responseData: '',
 				path: 'webhook',
 			},
 		],

@@ -13,6 +13,10 @@ export interface RelayFailure {
 	endpoint: string;
 	scope: RelayScope;
 	itemIndex?: number;
+	/** How many times the request was sent, when it was retried. */
+	attempts?: number;
+	/** A POST that failed with 5xx: the service may have taken it, so it was not resent. */
+	mayHaveBeenSent?: boolean;
 }
 
 interface Envelope {
@@ -99,12 +103,13 @@ export function relayApiError(node: INode, failure: RelayFailure): NodeApiError 
 			failure: { cause: 'configuration-invalid' },
 		});
 	}
+	const tries = failure.attempts && failure.attempts > 1 ? ` after ${failure.attempts} tries` : '';
 	if (statusCode === 429) {
 		const wait = failure.retryAfterSeconds;
 		return new NodeApiError(node, errorResponse, {
 			...base,
-			message: `The Messaging Relay API is rate limiting requests (429 ${code})`,
-			description: `${wait !== undefined ? `The service asks to retry in ${wait} s.` : 'Retry in a minute.'} Send fewer messages at once, or spread them with a Wait node. ${serverSays}`,
+			message: `The Messaging Relay API is rate limiting requests (429 ${code})${tries}`,
+			description: `${wait !== undefined ? `The service asks to retry in ${wait} s.` : 'Retry in a minute.'} Send fewer messages at once (lower "Messages in Flight"), or spread them with a Wait node. ${serverSays}`,
 			failure: {
 				cause: 'rate-limited',
 				...(wait !== undefined ? { retryAfterMs: wait * 1000 } : {}),
@@ -114,8 +119,10 @@ export function relayApiError(node: INode, failure: RelayFailure): NodeApiError 
 	if (statusCode >= 500) {
 		return new NodeApiError(node, errorResponse, {
 			...base,
-			message: `The Messaging Relay service failed on ${endpoint} (${statusCode})`,
-			description: `This is a problem on the service's side. Retry later; if it persists, contact the service. ${serverSays}`,
+			message: `The Messaging Relay service failed on ${endpoint} (${statusCode})${tries}`,
+			description: failure.mayHaveBeenSent
+				? `The service may have accepted the message before failing, so it was not sent again (a message must not go out twice). Check the chat before resending. ${serverSays}`
+				: `This is a problem on the service's side. Retry later; if it persists, contact the service. ${serverSays}`,
 			failure: { cause: 'temporarily-unavailable' },
 		});
 	}

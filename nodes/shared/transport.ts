@@ -6,10 +6,19 @@ import type {
 	IHttpRequestOptions,
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
+	INode,
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { relayApiError } from './errors';
+import {
+	backoffMs,
+	cancellableSleep,
+	gateFor,
+	parseRetryAfter,
+	retryPolicy,
+	waitForGate,
+} from './retry';
 import { CREDENTIAL_NAME, type RelayScope } from './scopes';
 
 type RelayContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions;
@@ -37,12 +46,6 @@ export function normaliseBaseUrl(baseUrl: unknown): string {
 	return String(baseUrl ?? '')
 		.trim()
 		.replace(/\/+$/, '');
-}
-
-function readRetryAfter(headers: IN8nHttpFullResponse['headers']): number | undefined {
-	const value = headers?.['retry-after'];
-	const seconds = Number(Array.isArray(value) ? value[0] : value);
-	return Number.isFinite(seconds) && seconds >= 0 ? seconds : undefined;
 }
 
 /**
@@ -77,17 +80,34 @@ function networkFailure(error: unknown): { code?: string; message?: string } {
 	return { code, message };
 }
 
+/** Network failures after which the request was certainly not received. */
+const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+
+/** Methods the service can receive twice without harm (PUT /v1/webhook sets, not adds). */
+const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
+
+type Attempt =
+	| { kind: 'response'; response: IN8nHttpFullResponse }
+	| { kind: 'network'; code?: string; message?: string };
+
 /**
  * The only place that talks HTTP to the service. It authenticates through n8n's
  * `httpRequestWithAuthentication` (so the key is added by the credential, never by us), reads
- * the body as text so that a non-JSON answer is reported rather than half-parsed, and turns
- * every refusal into a `NodeApiError` with a cure.
+ * the body as text so that a non-JSON answer is reported rather than half-parsed, retries what
+ * is safe to retry, and turns every refusal into a `NodeApiError` with a cure.
+ *
+ * Retries: a 429 is waited out (Retry-After, shared by all requests of the run) for every
+ * method, since the service did not take the request. 5xx answers, resets and timeouts are
+ * retried with backoff only for GET, PUT and DELETE: a POST /v1/messages that may have reached
+ * the service is never sent again, so no message goes out twice. A connection refused before
+ * anything was sent is retried for every method.
  */
 export async function relayApiRequest(
 	this: RelayContext,
 	request: RelayRequest,
 ): Promise<RelayResponse> {
 	const credentials = await this.getCredentials(CREDENTIAL_NAME);
+	const node = this.getNode();
 	const endpoint = `${request.method} ${request.path}`;
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -99,57 +119,110 @@ export async function relayApiRequest(
 		json: false,
 		returnFullResponse: true,
 		ignoreHttpStatusErrors: true,
+		timeout: retryPolicy.timeoutMs,
 	};
+	const gate = gateFor(this);
+	const signal = 'getExecutionCancelSignal' in this ? this.getExecutionCancelSignal() : undefined;
+	const idempotent = IDEMPOTENT.has(request.method);
 
-	let response: IN8nHttpFullResponse;
+	for (let attempt = 1; ; attempt++) {
+		await waitForGate(node, gate, signal);
+		const outcome = await send(this, options);
+		const retriesLeft = attempt < retryPolicy.maxAttempts;
+
+		if (outcome.kind === 'network') {
+			const retryable = NEVER_SENT.has(outcome.code ?? '') || idempotent;
+			if (retryable && retriesLeft) {
+				await cancellableSleep(node, backoffMs(attempt), signal);
+				continue;
+			}
+			throw networkError(node, endpoint, options.baseURL!, outcome, request, idempotent);
+		}
+
+		const { statusCode } = outcome.response;
+		const rawBody = typeof outcome.response.body === 'string' ? outcome.response.body : '';
+		if (statusCode === 429) {
+			const waitMs = parseRetryAfter(outcome.response.headers?.['retry-after']) ?? backoffMs(attempt);
+			if (retriesLeft && waitMs <= retryPolicy.maxRateLimitWaitMs) {
+				gate.pausedUntil = Math.max(gate.pausedUntil, Date.now() + waitMs);
+				continue;
+			}
+		} else if (statusCode >= 500 && idempotent && retriesLeft) {
+			await cancellableSleep(node, backoffMs(attempt), signal);
+			continue;
+		}
+
+		const ok = statusCode >= 200 && statusCode < 300;
+		if (!ok && !request.acceptStatuses?.includes(statusCode)) {
+			const retryAfterMs = parseRetryAfter(outcome.response.headers?.['retry-after']);
+			throw relayApiError(node, {
+				statusCode,
+				rawBody,
+				retryAfterSeconds: retryAfterMs === undefined ? undefined : Math.ceil(retryAfterMs / 1000),
+				endpoint,
+				scope: request.scope,
+				itemIndex: request.itemIndex,
+				attempts: attempt,
+				mayHaveBeenSent: statusCode >= 500 && !idempotent,
+			});
+		}
+		return { statusCode, body: parseBody(node, rawBody, statusCode, endpoint, request.itemIndex) };
+	}
+}
+
+async function send(context: RelayContext, options: IHttpRequestOptions): Promise<Attempt> {
 	try {
-		response = (await this.helpers.httpRequestWithAuthentication.call(
-			this,
+		const response = (await context.helpers.httpRequestWithAuthentication.call(
+			context,
 			CREDENTIAL_NAME,
 			options,
 		)) as IN8nHttpFullResponse;
+		return { kind: 'response', response };
 	} catch (error) {
-		// A network failure. Only its code and message are kept: the original error object
-		// carries the request config, whose headers hold the API key.
-		const { code, message } = networkFailure(error);
-		throw new NodeApiError(
-			this.getNode(),
-			// Not under `code`: NodeApiError would swap our message for its generic one.
-			{ networkCode: code ?? 'unknown', message: message ?? 'request failed', endpoint },
-			{
-				message: `Could not reach the Messaging Relay API for ${endpoint}: ${NETWORK_WORDS[code ?? ''] ?? 'network error'}`,
-				description: `Check the credential's Base URL (${options.baseURL}) and that n8n can reach it. ${message ?? ''}`.trim(),
-				itemIndex: request.itemIndex,
-				failure: { cause: 'temporarily-unavailable' },
-			},
-		);
+		// Only the code and message are kept: the original error object carries the request
+		// config, whose headers hold the API key.
+		return { kind: 'network', ...networkFailure(error) };
 	}
+}
 
-	const statusCode = response.statusCode;
-	const rawBody = typeof response.body === 'string' ? response.body : '';
-	const ok = statusCode >= 200 && statusCode < 300;
-	if (!ok && !request.acceptStatuses?.includes(statusCode)) {
-		throw relayApiError(this.getNode(), {
-			statusCode,
-			rawBody,
-			retryAfterSeconds: readRetryAfter(response.headers),
-			endpoint,
-			scope: request.scope,
+function networkError(
+	node: INode,
+	endpoint: string,
+	baseUrl: string,
+	failure: { code?: string; message?: string },
+	request: RelayRequest,
+	idempotent: boolean,
+): NodeApiError {
+	const words = NETWORK_WORDS[failure.code ?? ''] ?? 'network error';
+	const unsure = !idempotent && !NEVER_SENT.has(failure.code ?? '');
+	return new NodeApiError(
+		node,
+		// Not under `code`: NodeApiError would swap our message for its generic one.
+		{ networkCode: failure.code ?? 'unknown', message: failure.message ?? 'request failed', endpoint },
+		{
+			message: `Could not reach the Messaging Relay API for ${endpoint}: ${words}`,
+			description: unsure
+				? `The request may have reached the service before the connection failed, so it was not sent again (a message must not go out twice). Check the chat before resending. ${failure.message ?? ''}`.trim()
+				: `Check the credential's Base URL (${baseUrl}) and that n8n can reach it. ${failure.message ?? ''}`.trim(),
 			itemIndex: request.itemIndex,
-		});
-	}
-	if (rawBody.trim() === '') return { statusCode, body: undefined };
+			failure: { cause: 'temporarily-unavailable' },
+		},
+	);
+}
+
+function parseBody(node: INode, rawBody: string, statusCode: number, endpoint: string, itemIndex?: number) {
+	if (rawBody.trim() === '') return undefined;
 	try {
-		return { statusCode, body: JSON.parse(rawBody) as unknown };
+		return JSON.parse(rawBody) as unknown;
 	} catch {
 		throw new NodeApiError(
-			this.getNode(),
+			node,
 			{ httpCode: String(statusCode), endpoint },
 			{
 				message: `The Messaging Relay API answered ${endpoint} with something that is not JSON`,
 				description: `Expected JSON, got "${rawBody.slice(0, 120)}". Check that the credential's Base URL points at the API and not at a web page or proxy.`,
 				httpCode: String(statusCode),
-				itemIndex: request.itemIndex,
+				itemIndex,
 			},
 		);
 	}

@@ -50,7 +50,7 @@ describe('a published trigger workflow in the real n8n', () => {
 	test('each of the 16 sample events, delivered with the secret, gives one successful execution carrying it', async () => {
 		for (const type of sampleEventTypes) {
 			const result = await deliver({ type });
-			expect({ type, status: result.status }).toEqual({ type, status: 200 });
+			expect({ type, status: result.status, body: result.body }).toEqual({ type, status: 200, body: '{"received":true}' });
 		}
 		const runs = await finishedExecutions(workflowId, 16);
 		expect(runs).toHaveLength(16);

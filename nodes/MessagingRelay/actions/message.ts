@@ -1,6 +1,7 @@
-import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import { runChatOrdered } from '../../shared/chatOrderedPool';
 import { unwrapObject, parseResource } from '../../shared/responses';
 import { sentMessageSchema } from '../../shared/schemas/sentMessage';
 import { relayApiRequest } from '../../shared/transport';
@@ -56,26 +57,33 @@ async function sendMessage(
 	return { channelId, to, text, ...parsed };
 }
 
-export async function executeMessage(
-	this: IExecuteFunctions,
-	operation: string,
-	itemIndex: number,
-): Promise<IDataObject> {
+/** Chosen from `npm run bench` (see the README): as fast as n8n's HTTP Request node by default. */
+export const DEFAULT_MESSAGES_IN_FLIGHT = 10;
+
+interface PreparedMessage {
+	itemIndex: number;
+	channelId: string;
+	to: string;
+	text: string;
+	/** Messages to one chat from one number go out one after the other, in input order. */
+	key: string;
+}
+
+/** Reads and checks one item's parameters; no request is made here. */
+function prepare(this: IExecuteFunctions, operation: string, itemIndex: number): PreparedMessage {
 	const node = this.getNode();
 	const text = requireText(node, this.getNodeParameter('text', itemIndex), 'Text', itemIndex);
-
+	let channelId: string;
+	let to: string;
 	if (operation === 'send') {
-		const channelId = requireId(
+		channelId = requireId(
 			node,
 			this.getNodeParameter('channelId', itemIndex, '', { extractValue: true }),
 			'From Number',
 			itemIndex,
 		);
-		const to = normaliseRecipient(node, this.getNodeParameter('to', itemIndex), itemIndex);
-		return await sendMessage.call(this, itemIndex, channelId, to, text);
-	}
-
-	if (operation === 'reply') {
+		to = normaliseRecipient(node, this.getNodeParameter('to', itemIndex), itemIndex);
+	} else if (operation === 'reply') {
 		const target = findReplyTarget(this.getInputData()[itemIndex].json);
 		if (!target) {
 			throw new NodeOperationError(
@@ -88,8 +96,61 @@ export async function executeMessage(
 				},
 			);
 		}
-		return await sendMessage.call(this, itemIndex, target.channelId, target.chatId, text);
+		({ channelId, chatId: to } = target);
+	} else {
+		throw new NodeOperationError(node, `Unknown message operation "${operation}"`, { itemIndex });
+	}
+	return { itemIndex, channelId, to, text, key: `${channelId}\u0000${to}` };
+}
+
+function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
+	const { message, description } = error as { message: string; description?: string };
+	return { json: { error: message, ...(description ? { description } : {}) }, pairedItem: { item: itemIndex } };
+}
+
+/**
+ * Message → Send and Reply for all input items at once. Every item is checked before the
+ * first request, so a typo in item 7 sends nothing (unless "Continue On Fail" turns it into an
+ * error item). Then up to "Messages in Flight" requests run at once, chat by chat in input
+ * order; the output keeps the input order and each item's pairing.
+ */
+export async function executeMessages(
+	this: IExecuteFunctions,
+	operation: string,
+): Promise<INodeExecutionData[]> {
+	const items = this.getInputData();
+	const continueOnFail = this.continueOnFail();
+	const results: INodeExecutionData[] = new Array(items.length);
+	const ready: PreparedMessage[] = [];
+
+	for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
+		try {
+			ready.push(prepare.call(this, operation, itemIndex));
+		} catch (error) {
+			// prepare() throws NodeOperationErrors naming the field and item, or n8n's own
+			// expression errors: both already say what is wrong, so they are passed on as they are.
+			const invalid = error as NodeOperationError;
+			if (!continueOnFail) throw invalid;
+			results[itemIndex] = errorItem(invalid, itemIndex);
+		}
 	}
 
-	throw new NodeOperationError(node, `Unknown message operation "${operation}"`, { itemIndex });
+	const limit = this.getNodeParameter('options.messagesInFlight', 0, DEFAULT_MESSAGES_IN_FLIGHT) as number;
+	let firstError: unknown;
+	await runChatOrdered(ready, limit, async (message) => {
+		try {
+			const json = await sendMessage.call(this, message.itemIndex, message.channelId, message.to, message.text);
+			results[message.itemIndex] = { json, pairedItem: { item: message.itemIndex } };
+			return true;
+		} catch (error) {
+			if (!continueOnFail) {
+				firstError ??= error;
+				return false;
+			}
+			results[message.itemIndex] = errorItem(error, message.itemIndex);
+			return true;
+		}
+	});
+	if (firstError !== undefined) throw firstError;
+	return results;
 }

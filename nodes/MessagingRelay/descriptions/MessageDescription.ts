@@ -1,5 +1,6 @@
 import type { INodeProperties } from 'n8n-workflow';
 
+import { DEFAULT_MESSAGES_IN_FLIGHT } from '../actions/message';
 import { numberLocator } from './numberLocator';
 
 const showFor = (operation: string[]) => ({
@@ -67,5 +68,24 @@ export const messageFields: INodeProperties[] = [
 		typeOptions: { rows: 4 },
 		description: 'The message body',
 		displayOptions: showFor(['send', 'reply']),
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: showFor(['send', 'reply']),
+		options: [
+			{
+				displayName: 'Messages in Flight',
+				name: 'messagesInFlight',
+				type: 'number',
+				default: DEFAULT_MESSAGES_IN_FLIGHT,
+				typeOptions: { minValue: 1, maxValue: 100 },
+				description:
+					'How many messages may be on their way at once. Messages to the same chat always go out one after the other, in input order. Lower it if the service rate-limits you.',
+			},
+		],
 	},
 ];
