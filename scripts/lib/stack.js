@@ -73,6 +73,8 @@ function n8nEnvironment(node24, { userFolder, port }) {
 	return node24Env(node24, {
 		N8N_USER_FOLDER: userFolder,
 		DB_TYPE: 'sqlite',
+		// WAL and a small pool: the soak writes thousands of executions.
+		DB_SQLITE_POOL_SIZE: '4',
 		N8N_HOST: '127.0.0.1',
 		N8N_LISTEN_ADDRESS: '127.0.0.1',
 		N8N_PORT: String(port),
@@ -282,6 +284,7 @@ async function startStack(options = {}) {
 		env,
 		n8nBin: n8n.bin,
 		nodeBin: node24.nodeBin,
+		n8nPid: n8nProcess.pid,
 		owner: OWNER,
 		apiKey: client.apiKey,
 		cookie: client.cookie,
@@ -292,4 +295,4 @@ async function startStack(options = {}) {
 	};
 }
 
-module.exports = { startStack, N8nClient, waitFor, OWNER, repoRoot };
+module.exports = { startStack, startN8n, N8nClient, waitFor, OWNER, repoRoot };

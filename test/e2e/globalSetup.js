@@ -29,6 +29,7 @@ module.exports = async function globalSetup() {
 		n8nBin: stack.n8nBin,
 		nodeBin: stack.nodeBin,
 		env: stack.env,
+		n8nPid: stack.n8nPid,
 	};
 	const file = join(artifacts, 'stack.json');
 	writeFileSync(file, JSON.stringify(info, null, 2));

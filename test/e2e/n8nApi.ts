@@ -115,3 +115,62 @@ export function nodeItems(execution: Execution, nodeName: string, output = 0): I
 }
 
 export { info };
+
+/** A Messaging Relay credential for one of the simulator's keys. */
+export async function relayCredential(name: string, apiKey: string, authHeader = 'xApiKey') {
+	const created = await api('POST', '/credentials', {
+		name,
+		type: 'messagingRelayApi',
+		data: { baseUrl: info.simUrl, apiKey, authHeader },
+	});
+	return { id: created.id as string, name };
+}
+
+/**
+ * A workflow with a Messaging Relay Trigger ("Relay Trigger") on the given key's account,
+ * optionally followed by a Message → Reply ("Reply"). Not yet published.
+ */
+export async function triggerWorkflow(options: {
+	name: string;
+	apiKey: string;
+	webhookId: string;
+	events: string[];
+	reply?: string;
+}) {
+	const credential = await relayCredential(`${options.name} account`, options.apiKey);
+	const nodes: IDataObject[] = [
+		{
+			id: 'relay-trigger',
+			name: 'Relay Trigger',
+			type: 'n8n-nodes-messaging-relay.messagingRelayTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			webhookId: options.webhookId,
+			parameters: { events: options.events },
+			credentials: { messagingRelayApi: credential },
+		},
+	];
+	const connections: IDataObject = {};
+	if (options.reply !== undefined) {
+		nodes.push({
+			id: 'relay-reply',
+			name: 'Reply',
+			type: 'n8n-nodes-messaging-relay.messagingRelay',
+			typeVersion: 1,
+			position: [240, 0],
+			parameters: { resource: 'message', operation: 'reply', text: options.reply },
+			credentials: { messagingRelayApi: credential },
+		});
+		connections['Relay Trigger'] = { main: [[{ node: 'Reply', type: 'main', index: 0 }]] };
+	}
+	const workflow = await api('POST', '/workflows', {
+		name: options.name,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+	});
+	return { workflowId: workflow.id as string, credential };
+}
+
+/** The production webhook URL n8n gives a trigger node. */
+export const productionUrl = (webhookId: string) => `${info.n8nUrl}/webhook/${webhookId}/webhook`;

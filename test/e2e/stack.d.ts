@@ -10,6 +10,7 @@ export interface StackInfo {
 	workflows: Record<string, { id: string; name: string }>;
 	artifacts: string;
 	env: Record<string, string>;
+	n8nPid: number;
 }
 
 export declare function stackInfo(): StackInfo;
@@ -18,3 +19,6 @@ export declare function runN8nCli(
 	args: string[],
 	extraEnv?: Record<string, string>,
 ): { status: number | null; stdout: string; stderr: string };
+export declare function n8nMemoryMb(): number;
+export declare function restartN8n(): Promise<void>;
+export declare function report(name: string, data: Record<string, unknown>): void;

@@ -4,8 +4,9 @@
  * addresses, keys, the n8n log, and the n8n CLI. Plain JavaScript for node:fs and
  * node:child_process, which n8n's lint rules keep out of .ts files.
  */
-const { spawnSync } = require('node:child_process');
-const { readFileSync } = require('node:fs');
+const { spawn, spawnSync } = require('node:child_process');
+const { createWriteStream, readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
 
 function stackInfo() {
 	const file = process.env.RELAY_E2E_STACK;
@@ -30,4 +31,54 @@ function runN8nCli(args, extraEnv = {}) {
 	return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
 }
 
-module.exports = { stackInfo, readN8nLog, runN8nCli };
+/** Resident memory of the running n8n, in MiB (from /proc). */
+function n8nMemoryMb() {
+	const status = readFileSync(`/proc/${stackInfo().n8nPid}/status`, 'utf8');
+	const kb = Number(/VmRSS:\s+(\d+)/.exec(status)[1]);
+	return Math.round(kb / 1024);
+}
+
+function alive(pid) {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * Stops n8n (SIGTERM, as a host would) and starts it again on the same user folder and
+ * database, then waits until it answers. The stack file is updated with the new process.
+ */
+async function restartN8n() {
+	const info = stackInfo();
+	process.kill(info.n8nPid, 'SIGTERM');
+	for (let i = 0; i < 300 && alive(info.n8nPid); i++) await new Promise((r) => setTimeout(r, 100));
+	if (alive(info.n8nPid)) process.kill(info.n8nPid, 'SIGKILL');
+	const log = createWriteStream(info.logFile, { flags: 'a' });
+	const child = spawn(info.nodeBin, [info.n8nBin, 'start'], { env: info.env, stdio: ['ignore', 'pipe', 'pipe'] });
+	child.stdout.pipe(log);
+	child.stderr.pipe(log);
+	child.unref();
+	info.n8nPid = child.pid;
+	writeFileSync(process.env.RELAY_E2E_STACK, JSON.stringify(info, null, 2));
+	for (let i = 0; i < 1200; i++) {
+		try {
+			if ((await fetch(`${info.n8nUrl}/healthz/readiness`)).ok) return;
+		} catch {
+			// not listening yet
+		}
+		await new Promise((r) => setTimeout(r, 100));
+	}
+	throw new Error('n8n did not come back within 120 s after the restart');
+}
+
+/** Prints a measurement and keeps it in the artifacts folder (the soak's figures). */
+function report(name, data) {
+	const file = join(stackInfo().artifacts, `${name}.json`);
+	writeFileSync(file, JSON.stringify(data, null, 2));
+	console.log(`${name}: ${JSON.stringify(data)} (saved to ${file})`);
+}
+
+module.exports = { stackInfo, readN8nLog, runN8nCli, n8nMemoryMb, restartN8n, report };

@@ -2,38 +2,19 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample, sampleEventTypes, futureEvent } from '../fixtures/events';
-import { api, executions, finishedExecutions, info, nodeItems, sim, simRequests } from './n8nApi';
+import { api, executions, finishedExecutions, nodeItems, productionUrl, sim, simRequests, triggerWorkflow } from './n8nApi';
 
 const WEBHOOK_ID = '9a8b7c6d-1111-4222-8333-944455566677';
 let workflowId: string;
-let credentialId: string;
 let publishedAt: number;
 
 beforeAll(async () => {
-	const credential = await api('POST', '/credentials', {
-		name: 'Messaging Relay e2e account',
-		type: 'messagingRelayApi',
-		data: { baseUrl: info.simUrl, apiKey: 'sim-key-e2e', authHeader: 'xApiKey' },
-	});
-	credentialId = credential.id as string;
-	const workflow = await api('POST', '/workflows', {
+	({ workflowId } = await triggerWorkflow({
 		name: 'e2e: every event',
-		nodes: [
-			{
-				id: 'e2e-trigger',
-				name: 'Relay Trigger',
-				type: 'n8n-nodes-messaging-relay.messagingRelayTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId: WEBHOOK_ID,
-				parameters: { events: sampleEventTypes },
-				credentials: { messagingRelayApi: { id: credentialId, name: 'Messaging Relay e2e account' } },
-			},
-		],
-		connections: {},
-		settings: { executionOrder: 'v1' },
-	});
-	workflowId = workflow.id as string;
+		apiKey: 'sim-key-e2e',
+		webhookId: WEBHOOK_ID,
+		events: sampleEventTypes,
+	}));
 	publishedAt = Date.now();
 	await api('POST', `/workflows/${workflowId}/activate`);
 });
@@ -44,7 +25,7 @@ const deliver = async (body: IDataObject) =>
 describe('a published trigger workflow in the real n8n', () => {
 	test('publishing sends PUT /v1/webhook with n8n\'s production webhook URL', async () => {
 		const puts = (await simRequests(publishedAt)).filter((r) => r.method === 'PUT' && r.account === 'acct_e2e');
-		expect(puts.map((r) => r.body)).toEqual([{ url: `${info.n8nUrl}/webhook/${WEBHOOK_ID}/webhook` }]);
+		expect(puts.map((r) => r.body)).toEqual([{ url: productionUrl(WEBHOOK_ID) }]);
 	});
 
 	test('each of the 16 sample events, delivered with the secret, gives one successful execution carrying it', async () => {

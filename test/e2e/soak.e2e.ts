@@ -1,0 +1,87 @@
+/**
+ * Soak: 5,000 deliveries of mixed event types, 10% of them with a bad secret, as fast as the
+ * machine takes them (24 at once). Every good delivery gives exactly one successful execution
+ * carrying it; every bad one a 401 and none. Reports deliveries/s and n8n's memory.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { sample, sampleEventTypes } from '../fixtures/events';
+import { api, eventually, nodeItems, productionUrl, sim, triggerWorkflow, type Execution } from './n8nApi';
+import { n8nMemoryMb, report } from './stack';
+
+const WEBHOOK_ID = '5e1f2a3b-4c5d-4e6f-8a70-8192a3b4c5d6';
+const TOTAL = 5000;
+const CONCURRENCY = 24;
+
+async function allExecutions(workflowId: string): Promise<Execution[]> {
+	const all: Execution[] = [];
+	let cursor: string | undefined;
+	do {
+		const page = await api(
+			'GET',
+			`/executions?workflowId=${workflowId}&includeData=true&limit=250${cursor ? `&cursor=${cursor}` : ''}`,
+		);
+		all.push(...((page.data as unknown as Execution[]) ?? []));
+		cursor = (page.nextCursor as string | null) ?? undefined;
+	} while (cursor);
+	return all;
+}
+
+test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good delivery`, async () => {
+	const { workflowId } = await triggerWorkflow({ name: 'e2e: soak', apiKey: 'sim-key-soak', webhookId: WEBHOOK_ID, events: ['*'] });
+	await api('POST', `/workflows/${workflowId}/activate`);
+	const secret = ((await sim('GET', '/webhooks')) as Record<string, { secret: string }>).acct_soak.secret;
+	const url = productionUrl(WEBHOOK_ID);
+
+	const deliveries = Array.from({ length: TOTAL }, (_, i) => {
+		const event = sample(sampleEventTypes[i % sampleEventTypes.length]) as IDataObject;
+		event.deliveryId = `soak-${i}`;
+		return { id: `soak-${i}`, good: i % 10 !== 7, body: JSON.stringify(event) };
+	});
+	const statuses = new Map<string, number>();
+	const memoryStartMb = n8nMemoryMb();
+	const started = Date.now();
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: CONCURRENCY }, async () => {
+			while (next < deliveries.length) {
+				const delivery = deliveries[next++];
+				const response = await fetch(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', 'x-service-secret': delivery.good ? secret : `${secret.slice(0, -1)}x` },
+					body: delivery.body,
+				});
+				await response.arrayBuffer();
+				statuses.set(delivery.id, response.status);
+			}
+		}),
+	);
+	const seconds = (Date.now() - started) / 1000;
+	const good = deliveries.filter((d) => d.good);
+	const bad = deliveries.filter((d) => !d.good);
+	expect(good.every((d) => statuses.get(d.id) === 200)).toBe(true);
+	expect(bad.every((d) => statuses.get(d.id) === 401)).toBe(true);
+
+	const executions = await eventually(async () => {
+		const list = await allExecutions(workflowId);
+		const finished = list.filter((e) => e.status !== 'running' && e.status !== 'new');
+		return finished.length >= good.length ? finished : undefined;
+	}, 300_000);
+	const memoryEndMb = n8nMemoryMb();
+	const ids = executions.map((e) => (nodeItems(e, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId);
+	expect(executions).toHaveLength(good.length);
+	expect(executions.every((e) => e.status === 'success')).toBe(true);
+	expect(new Set(ids).size).toBe(good.length);
+	expect(new Set(ids)).toEqual(new Set(good.map((d) => d.id)));
+
+	report('soak', {
+		deliveries: TOTAL,
+		badSecret: bad.length,
+		concurrency: CONCURRENCY,
+		seconds: Math.round(seconds * 10) / 10,
+		deliveriesPerSecond: Math.round(TOTAL / seconds),
+		n8nMemoryStartMb: memoryStartMb,
+		n8nMemoryEndMb: memoryEndMb,
+	});
+	await api('POST', `/workflows/${workflowId}/deactivate`);
+}, 900_000);
