@@ -22,8 +22,8 @@ const INBOUND = Number(process.env.BENCH_INBOUND ?? 600);
 const INBOUND_CONCURRENCY = 8;
 const OUTBOUND = 500;
 const LATENCY_MS = 25;
-const TUNED_IN_FLIGHT = 50;
-const BATCH_SIZE = 50;
+const TUNED_IN_FLIGHT = 100;
+const BATCH_SIZE = 100;
 
 const percentile = (values, p) => {
 	const sorted = [...values].sort((a, b) => a - b);
@@ -34,7 +34,7 @@ const round = (n, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 async function json(method, url, body, headers = {}) {
 	const response = await fetch(url, {
 		method,
-		headers: { 'content-type': 'application/json', ...headers },
+		headers: { 'content-type': 'application/json', connection: 'close', ...headers },
 		body: body === undefined ? undefined : JSON.stringify(body),
 	});
 	const text = await response.text();
@@ -293,7 +293,7 @@ async function main() {
 	const cpu = cpuPerEvent();
 	const load = coldLoadAndSize();
 
-	const stack = await startStack({ n8nPort: N8N_PORT, simPort: SIM_PORT, examples: false });
+	const stack = await startStack({ n8nPort: N8N_PORT, simPort: SIM_PORT, examples: false, keepUserFolder: !!process.env.BENCH_KEEP });
 	try {
 		const client = stack.client;
 		const credential = await client.createCredential('bench account', {
@@ -303,7 +303,10 @@ async function main() {
 		});
 		const cred = { id: credential.id, name: credential.name };
 
+		const only = process.env.BENCH_ONLY;
 		say(`1. inbound: ${INBOUND} deliveries each, ${INBOUND_CONCURRENCY} at once, alternating`);
+		const inbound = { ours: [], peer: [] };
+		if (only !== 'outbound') {
 		const ours = await ourInboundWorkflow(client, cred);
 		await client.publish(ours.id);
 		// The peer's IF compares with the secret the service issued to our registration.
@@ -314,12 +317,12 @@ async function main() {
 		const peerUrl = `${stack.n8nUrl}/webhook/bench-peer`;
 		await runInbound(oursUrl, secret, 50); // warm-up
 		await runInbound(peerUrl, secret, 50);
-		const inbound = { ours: [], peer: [] };
 		for (let round = 0; round < 3; round++) {
 			inbound.ours.push(await runInbound(oursUrl, secret, INBOUND / 3));
 			inbound.peer.push(await runInbound(peerUrl, secret, INBOUND / 3));
 		}
-		const summarise = (runs) => ({
+		}
+		const summarise = (runs) => runs.length === 0 ? { perSecond: NaN, p50: NaN, p99: NaN } : ({
 			perSecond: percentile(runs.map((r) => r.perSecond), 50),
 			p50: percentile(runs.map((r) => r.p50), 50),
 			p99: percentile(runs.map((r) => r.p99), 50),
@@ -335,12 +338,17 @@ async function main() {
 			['HTTP Request, default', httpSender(stack.simUrl, false)],
 			[`HTTP Request, batching ${BATCH_SIZE}`, httpSender(stack.simUrl, true)],
 		];
+		// BENCH_SWEEP=10,25,50,100 measures our node at each setting too (to choose the default).
+		for (const n of (process.env.BENCH_SWEEP ?? '').split(',').filter(Boolean)) {
+			variants.push([`Messaging Relay, Messages in Flight ${n}`, ourSender(cred, Number(n))]);
+		}
 		const outbound = [];
 		for (const [label, sender] of variants) {
 			const wf = await client.importWorkflow(outboundWorkflow(`bench: ${label}`, sender), cred);
 			const times = [];
 			for (let round = 0; round < 2; round++) times.push(await runOutbound(stack, wf.id));
 			outbound.push({ label, ms: Math.min(...times) });
+			say(`   ${label}: ${Math.min(...times)} ms`);
 		}
 		await json('POST', `${stack.simUrl}/__sim/config`, { latencyMs: 0 });
 
@@ -372,6 +380,6 @@ async function main() {
 }
 
 main().catch((error) => {
-	console.error(`Benchmark failed: ${error.message}`);
+	console.error(`Benchmark failed: ${error.stack ?? error.message}${error.cause ? ` (${error.cause.message ?? error.cause})` : ''}`);
 	process.exit(1);
 });

@@ -1,4 +1,5 @@
 import type {
+	ICredentialDataDecryptedObject,
 	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
@@ -80,6 +81,20 @@ function networkFailure(error: unknown): { code?: string; message?: string } {
 	return { code, message };
 }
 
+/**
+ * The credential, read once per node run: n8n decrypts it on every getCredentials call, which
+ * with hundreds of messages in flight costs more than the requests themselves.
+ */
+const credentialCache = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
+function credentialsOf(context: RelayContext): Promise<ICredentialDataDecryptedObject> {
+	let credentials = credentialCache.get(context);
+	if (!credentials) {
+		credentials = context.getCredentials(CREDENTIAL_NAME);
+		credentialCache.set(context, credentials);
+	}
+	return credentials;
+}
+
 /** Network failures after which the request was certainly not received. */
 const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
 
@@ -106,7 +121,7 @@ export async function relayApiRequest(
 	this: RelayContext,
 	request: RelayRequest,
 ): Promise<RelayResponse> {
-	const credentials = await this.getCredentials(CREDENTIAL_NAME);
+	const credentials = await credentialsOf(this);
 	const node = this.getNode();
 	const endpoint = `${request.method} ${request.path}`;
 	const options: IHttpRequestOptions = {
@@ -127,7 +142,7 @@ export async function relayApiRequest(
 
 	for (let attempt = 1; ; attempt++) {
 		await waitForGate(node, gate, signal);
-		const outcome = await send(this, options);
+		const outcome = await send(this, options, credentials);
 		const retriesLeft = attempt < retryPolicy.maxAttempts;
 
 		if (outcome.kind === 'network') {
@@ -170,12 +185,27 @@ export async function relayApiRequest(
 	}
 }
 
-async function send(context: RelayContext, options: IHttpRequestOptions): Promise<Attempt> {
+async function send(
+	context: RelayContext,
+	options: IHttpRequestOptions,
+	credentials: ICredentialDataDecryptedObject,
+): Promise<Attempt> {
+	const reference = context.getNode().credentials?.[CREDENTIAL_NAME];
 	try {
+		// The credential read once for this run is handed to n8n, which otherwise loads and
+		// decrypts it again for every request; n8n still applies its `authenticate`.
 		const response = (await context.helpers.httpRequestWithAuthentication.call(
 			context,
 			CREDENTIAL_NAME,
-			options,
+			{ ...options },
+			{
+				credentialsDecrypted: {
+					id: reference?.id ?? '',
+					name: reference?.name ?? '',
+					type: CREDENTIAL_NAME,
+					data: { ...credentials },
+				},
+			},
 		)) as IN8nHttpFullResponse;
 		return { kind: 'response', response };
 	} catch (error) {
