@@ -2,17 +2,11 @@
  * The action node in a workflow run by `n8n execute --id`, n8n's own CLI runner, against the
  * simulator's acct_cli (its own webhook, so the published triggers are not disturbed).
  */
-import { api, info, simRequests } from './n8nApi';
+import { api, relayCredential, simRequests } from './n8nApi';
 import { runN8nCli } from './stack';
 
-async function credential(name: string, apiKey: string) {
-	const created = await api('POST', '/credentials', {
-		name,
-		type: 'messagingRelayApi',
-		data: { baseUrl: info.simUrl, apiKey, authHeader: 'bearer' },
-	});
-	return { id: created.id as string, name };
-}
+/** The Bearer header here, so both ways of sending the key are used in the real n8n. */
+const credential = (name: string, apiKey: string) => relayCredential(name, apiKey, 'bearer');
 
 /** Manual trigger → each given action node in a row, each run once. */
 async function actionWorkflow(name: string, cred: { id: string; name: string }, steps: Array<Record<string, unknown>>) {
