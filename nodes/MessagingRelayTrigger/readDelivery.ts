@@ -21,25 +21,28 @@ function isRecord(value: unknown): value is IDataObject {
 }
 
 /**
- * Reads a delivery's body. Uses the raw bytes when n8n kept them, so malformed JSON and
- * oversized bodies are told apart from an empty one; falls back to n8n's parsed body.
+ * Reads a delivery's body. n8n has already parsed a JSON object body, and that is used as is;
+ * the raw bytes are looked at only for their size and when n8n's parse gave nothing usable,
+ * to tell malformed JSON, an empty body, an array and a string apart.
  */
 function readBody(request: RawRequest): { body?: unknown; status?: number; error?: string } {
 	const raw = request.rawBody;
-	if (raw instanceof Uint8Array || typeof raw === 'string') {
+	const hasRaw = raw instanceof Uint8Array || typeof raw === 'string';
+	if (hasRaw) {
 		const size = typeof raw === 'string' ? Buffer.byteLength(raw) : raw.byteLength;
 		if (size > MAX_BODY_BYTES) {
 			return { status: 413, error: `Body too large (${size} bytes, at most ${MAX_BODY_BYTES})` };
 		}
-		const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
-		if (text.trim() === '') return { status: 400, error: 'Empty body: expected a JSON event' };
-		try {
-			return { body: JSON.parse(text) };
-		} catch {
-			return { status: 400, error: 'Body is not valid JSON' };
-		}
 	}
-	return { body: request.body };
+	if (isRecord(request.body) && Object.keys(request.body).length > 0) return { body: request.body };
+	if (!hasRaw) return { body: request.body };
+	const text = typeof raw === 'string' ? raw : Buffer.from(raw).toString('utf8');
+	if (text.trim() === '') return { status: 400, error: 'Empty body: expected a JSON event' };
+	try {
+		return { body: JSON.parse(text) };
+	} catch {
+		return { status: 400, error: 'Body is not valid JSON' };
+	}
 }
 
 /** Turns an HTTP delivery into an event, or says why it cannot be one. */
