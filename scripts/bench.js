@@ -201,6 +201,27 @@ async function runInbound(url, secret, count) {
 	return { perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
+/** 1. Our trigger and a Webhook + IF workflow, published side by side, loaded in alternating rounds. */
+async function measureInbound(stack, cred) {
+	say(`1. inbound: ${INBOUND} deliveries each, ${INBOUND_CONCURRENCY} at once, alternating`);
+	const ours = await ourInboundWorkflow(stack.client, cred);
+	await stack.client.publish(ours.id);
+	// The peer's IF compares with the secret the service issued to our registration.
+	const secret = (await json('GET', `${stack.simUrl}/__sim/webhooks`)).acct_bench.secret;
+	const peer = await peerInboundWorkflow(stack.client, cred, secret);
+	await stack.client.publish(peer.id);
+	const oursUrl = `${stack.n8nUrl}/webhook/${webhookId(1)}/webhook`;
+	const peerUrl = `${stack.n8nUrl}/webhook/bench-peer`;
+	await runInbound(oursUrl, secret, 50); // warm-up
+	await runInbound(peerUrl, secret, 50);
+	const inbound = { ours: [], peer: [] };
+	for (let round = 0; round < 3; round++) {
+		inbound.ours.push(await runInbound(oursUrl, secret, INBOUND / 3));
+		inbound.peer.push(await runInbound(peerUrl, secret, INBOUND / 3));
+	}
+	return inbound;
+}
+
 function outboundWorkflow(name, sender) {
 	const recipients = `={{ JSON.stringify({ r: Array.from({ length: ${OUTBOUND} }, (_, i) => i) }) }}`;
 	return {
@@ -304,24 +325,7 @@ async function main() {
 		const cred = { id: credential.id, name: credential.name };
 
 		const only = process.env.BENCH_ONLY;
-		say(`1. inbound: ${INBOUND} deliveries each, ${INBOUND_CONCURRENCY} at once, alternating`);
-		const inbound = { ours: [], peer: [] };
-		if (only !== 'outbound') {
-		const ours = await ourInboundWorkflow(client, cred);
-		await client.publish(ours.id);
-		// The peer's IF compares with the secret the service issued to our registration.
-		const secret = (await json('GET', `${stack.simUrl}/__sim/webhooks`)).acct_bench.secret;
-		const peer = await peerInboundWorkflow(client, cred, secret);
-		await client.publish(peer.id);
-		const oursUrl = `${stack.n8nUrl}/webhook/${webhookId(1)}/webhook`;
-		const peerUrl = `${stack.n8nUrl}/webhook/bench-peer`;
-		await runInbound(oursUrl, secret, 50); // warm-up
-		await runInbound(peerUrl, secret, 50);
-		for (let round = 0; round < 3; round++) {
-			inbound.ours.push(await runInbound(oursUrl, secret, INBOUND / 3));
-			inbound.peer.push(await runInbound(peerUrl, secret, INBOUND / 3));
-		}
-		}
+		const inbound = only === 'outbound' ? { ours: [], peer: [] } : await measureInbound(stack, cred);
 		const summarise = (runs) => runs.length === 0 ? { perSecond: NaN, p50: NaN, p99: NaN } : ({
 			perSecond: percentile(runs.map((r) => r.perSecond), 50),
 			p50: percentile(runs.map((r) => r.p50), 50),

@@ -8,6 +8,14 @@ import { runN8nCli } from './stack';
 /** The Bearer header here, so both ways of sending the key are used in the real n8n. */
 const credential = (name: string, apiKey: string) => relayCredential(name, apiKey, 'bearer');
 
+const sendStep = (text: string) => ({
+	resource: 'message',
+	operation: 'send',
+	channelId: { __rl: true, mode: 'id', value: 'num_main' },
+	to: '+4917600000042',
+	text,
+});
+
 /** Manual trigger → each given action node in a row, each run once. */
 async function actionWorkflow(name: string, cred: { id: string; name: string }, steps: Array<Record<string, unknown>>) {
 	const nodes = [
@@ -35,13 +43,7 @@ describe('the action node under `n8n execute`', () => {
 	test('sends a message, reads numbers and manages the webhook', async () => {
 		const cred = await credential('Messaging Relay CLI account', 'sim-key-cli');
 		const id = await actionWorkflow('e2e: actions', cred, [
-			{
-				resource: 'message',
-				operation: 'send',
-				channelId: { __rl: true, mode: 'id', value: 'num_main' },
-				to: '+4917600000042',
-				text: 'Sent by n8n execute',
-			},
+			sendStep('Sent by n8n execute'),
 			{ resource: 'number', operation: 'getAll', returnAll: true },
 			{ resource: 'number', operation: 'get', numberId: { __rl: true, mode: 'id', value: 'num_old' } },
 			{ resource: 'webhook', operation: 'set', url: 'https://hooks.example.com/cli' },
@@ -77,13 +79,7 @@ describe('the action node under `n8n execute`', () => {
 	test('a key lacking a scope fails the execution naming the scope', async () => {
 		const cred = await credential('Messaging Relay read-only key', 'sim-key-readonly');
 		const id = await actionWorkflow('e2e: read-only key sends', cred, [
-			{
-				resource: 'message',
-				operation: 'send',
-				channelId: { __rl: true, mode: 'id', value: 'num_main' },
-				to: '+4917600000042',
-				text: 'should not go out',
-			},
+			sendStep('should not go out'),
 		]);
 		const result = runN8nCli(['execute', '--id', id]);
 		expect(result.status).not.toBe(0);
