@@ -3,7 +3,10 @@
  * their input order whatever the setting, and every output item stays paired with its input.
  * (How fast this is, is measured by `npm run bench`, not here.)
  */
+import fc from 'fast-check';
+
 import { DEFAULT_MESSAGES_IN_FLIGHT } from '../nodes/MessagingRelay/actions/message';
+import { runChatOrdered } from '../nodes/shared/chatOrderedPool';
 import { triggerMessageItem } from './fixtures/sampleItems';
 import { startRelaySimulator, type RelaySimulator } from './fixtures/relay-simulator';
 import { relayCredentials, relayNode, runActionNode } from './helpers/n8nRuntime';
@@ -77,4 +80,53 @@ test('without Continue On Fail, the first failure stops new sends and fails the 
 	const { error } = await runActionNode(send(1), relayCredentials(sim.baseUrl), distinctChats(5));
 	expect(error?.message).toMatch(/refused POST \/v1\/messages \(400 VALIDATION_ERROR\)/);
 	expect(sim.requestsTo('POST', '/v1/messages')).toHaveLength(1);
+});
+
+test('with one message in flight, messages to several chats go out exactly in input order', async () => {
+	const input = [
+		{ to: '+4917611111111', text: 'A1' },
+		{ to: '+4917622222222', text: 'B1' },
+		{ to: '+4917611111111', text: 'A2' },
+		{ to: '+4917622222222', text: 'B2' },
+		{ to: '+4917611111111', text: 'A3' },
+		{ to: '+4917633333333', text: 'C1' },
+	];
+	await runActionNode(send(1), relayCredentials(sim.baseUrl), input);
+	expect(sim.messages.map((m) => m.text)).toEqual(input.map((i) => i.text));
+});
+
+describe('the scheduler itself (runChatOrdered), on random inputs', () => {
+	// A few microtask turns: tasks finish in a different order than they started.
+	const tick = async () => await Promise.resolve();
+
+	test('every task runs once; per chat in input order; never more than the limit at once; limit 1 is input order', async () => {
+		await fc.assert(
+			fc.asyncProperty(
+				fc.array(fc.integer({ min: 0, max: 7 }), { maxLength: 120 }),
+				fc.integer({ min: 1, max: 12 }),
+				fc.array(fc.integer({ min: 0, max: 3 }), { minLength: 1, maxLength: 20 }),
+				async (chats, limit, delays) => {
+					const tasks = chats.map((chat, position) => ({ key: `chat${chat}`, position }));
+					const started: number[] = [];
+					let running = 0;
+					let most = 0;
+					await runChatOrdered(tasks, limit, async (task) => {
+						started.push(task.position);
+						most = Math.max(most, ++running);
+						for (let i = 0; i < delays[task.position % delays.length]; i++) await tick();
+						running--;
+						return true;
+					});
+					expect([...started].sort((a, b) => a - b)).toEqual(tasks.map((t) => t.position));
+					for (const key of new Set(tasks.map((t) => t.key))) {
+						const order = started.filter((p) => tasks[p].key === key);
+						expect(order).toEqual([...order].sort((a, b) => a - b));
+					}
+					expect(most).toBeLessThanOrEqual(limit);
+					if (limit === 1) expect(started).toEqual(tasks.map((t) => t.position));
+				},
+			),
+			{ numRuns: 200 },
+		);
+	});
 });
