@@ -82,8 +82,9 @@ function networkFailure(error: unknown): { code?: string; message?: string } {
 }
 
 /**
- * The credential, read once per node run: n8n decrypts it on every getCredentials call, which
- * with hundreds of messages in flight costs more than the requests themselves.
+ * The credential and the node, read once per node run: n8n decrypts the credential on every
+ * getCredentials call and deep-copies the node on every getNode call, which with hundreds of
+ * messages in flight costs more than the requests themselves.
  */
 const credentialCache = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
 function credentialsOf(context: RelayContext): Promise<ICredentialDataDecryptedObject> {
@@ -93,6 +94,17 @@ function credentialsOf(context: RelayContext): Promise<ICredentialDataDecryptedO
 		credentialCache.set(context, credentials);
 	}
 	return credentials;
+}
+
+const nodeCache = new WeakMap<object, INode>();
+/** `context.getNode()`, copied once per run. Read only: n8n hands out a copy for that reason. */
+export function nodeOf(context: RelayContext): INode {
+	let node = nodeCache.get(context);
+	if (!node) {
+		node = context.getNode();
+		nodeCache.set(context, node);
+	}
+	return node;
 }
 
 /** Network failures after which the request was certainly not received. */
@@ -122,7 +134,7 @@ export async function relayApiRequest(
 	request: RelayRequest,
 ): Promise<RelayResponse> {
 	const credentials = await credentialsOf(this);
-	const node = this.getNode();
+	const node = nodeOf(this);
 	const endpoint = `${request.method} ${request.path}`;
 	const options: IHttpRequestOptions = {
 		method: request.method,
@@ -190,7 +202,7 @@ async function send(
 	options: IHttpRequestOptions,
 	credentials: ICredentialDataDecryptedObject,
 ): Promise<Attempt> {
-	const reference = context.getNode().credentials?.[CREDENTIAL_NAME];
+	const reference = nodeOf(context).credentials?.[CREDENTIAL_NAME];
 	try {
 		// The credential read once for this run is handed to n8n, which otherwise loads and
 		// decrypts it again for every request; n8n still applies its `authenticate`.
