@@ -82,7 +82,7 @@ export const messageFields: INodeProperties[] = [
 				name: 'messagesInFlight',
 				type: 'number',
 				default: DEFAULT_MESSAGES_IN_FLIGHT,
-				typeOptions: { minValue: 1, maxValue: 100 },
+				typeOptions: { minValue: 1, maxValue: 1000 },
 				description:
 					'How many messages may be on their way at once. Messages to the same chat always go out one after the other, in input order. Lower it if the service rate-limits you.',
 			},
