@@ -31,6 +31,16 @@ const send = (inFlight?: number) =>
 const distinctChats = (n: number) =>
 	Array.from({ length: n }, (_, i) => ({ to: `+4917600${String(i).padStart(5, '0')}`, text: `m${i}` }));
 
+/** Three messages to A, two to B, one to C, interleaved. */
+const threeChatsInterleaved = [
+	{ to: '+4917611111111', text: 'A1' },
+	{ to: '+4917622222222', text: 'B1' },
+	{ to: '+4917611111111', text: 'A2' },
+	{ to: '+4917622222222', text: 'B2' },
+	{ to: '+4917611111111', text: 'A3' },
+	{ to: '+4917633333333', text: 'C1' },
+];
+
 test.each([1, 4, 10])('never more than %i messages in flight', async (limit) => {
 	sim.latencyMs = 40;
 	const { items } = await runActionNode(send(limit), relayCredentials(sim.baseUrl), distinctChats(24));
@@ -47,14 +57,7 @@ test(`the default is ${DEFAULT_MESSAGES_IN_FLIGHT} in flight`, async () => {
 test('messages to the same chat go out in input order, one at a time, even when the first is slow', async () => {
 	// The first message to chat A is slow; without per-chat ordering A2 and A3 would overtake it.
 	sim.inject({ method: 'POST', path: '/v1/messages', passThrough: true, delayMs: 300, whenBody: { text: 'A1' } });
-	const input = [
-		{ to: '+4917611111111', text: 'A1' },
-		{ to: '+4917622222222', text: 'B1' },
-		{ to: '+4917611111111', text: 'A2' },
-		{ to: '+4917622222222', text: 'B2' },
-		{ to: '+4917611111111', text: 'A3' },
-		{ to: '+4917633333333', text: 'C1' },
-	];
+	const input = threeChatsInterleaved;
 	const { items } = await runActionNode(send(10), relayCredentials(sim.baseUrl), input);
 	const order = (to: string) => sim.messages.filter((m) => m.to === to).map((m) => m.text);
 	expect(order('+4917611111111')).toEqual(['A1', 'A2', 'A3']);
@@ -83,16 +86,8 @@ test('without Continue On Fail, the first failure stops new sends and fails the 
 });
 
 test('with one message in flight, messages to several chats go out exactly in input order', async () => {
-	const input = [
-		{ to: '+4917611111111', text: 'A1' },
-		{ to: '+4917622222222', text: 'B1' },
-		{ to: '+4917611111111', text: 'A2' },
-		{ to: '+4917622222222', text: 'B2' },
-		{ to: '+4917611111111', text: 'A3' },
-		{ to: '+4917633333333', text: 'C1' },
-	];
-	await runActionNode(send(1), relayCredentials(sim.baseUrl), input);
-	expect(sim.messages.map((m) => m.text)).toEqual(input.map((i) => i.text));
+	await runActionNode(send(1), relayCredentials(sim.baseUrl), threeChatsInterleaved);
+	expect(sim.messages.map((m) => m.text)).toEqual(threeChatsInterleaved.map((i) => i.text));
 });
 
 describe('the scheduler itself (runChatOrdered), on random inputs', () => {
