@@ -1,0 +1,91 @@
+import type { IHookFunctions, IN8nHttpFullResponse, IWebhookFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { proofFor, signHandoff, type ShareOp } from './signedHandoff';
+
+/** The contexts a trigger talks to other triggers from: activation hooks and webhook calls. */
+export type ShareContext = IHookFunctions | IWebhookFunctions;
+
+/**
+ * What another trigger's URL answered (docs/shared-webhook.md). `member` means a trigger of this
+ * account took the hand-off (and, for ping and takeover, proved it holds the account key).
+ */
+export type PeerAnswer =
+	| { kind: 'member'; body: unknown }
+	/** n8n has no webhook at that path: the workflow is unpublished or deleted. */
+	| { kind: 'gone' }
+	/** Answered, but not as a trigger with this API key (401, a wrong proof, another 4xx). */
+	| { kind: 'stranger'; statusCode: number }
+	/** No usable answer: 5xx, timeout, connection refused. It may be busy. */
+	| { kind: 'unavailable'; statusCode?: number };
+
+const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 5_000, takeover: 20_000 };
+/** Pauses before the 2nd and 3rd try of an event forward. */
+export const FORWARD_PAUSES_MS = [200, 800];
+
+function parseJson(text: string): unknown {
+	try {
+		return JSON.parse(text) as unknown;
+	} catch {
+		return undefined;
+	}
+}
+
+async function sendOnce(
+	context: ShareContext,
+	key: string,
+	op: ShareOp,
+	url: string,
+	body: string,
+): Promise<PeerAnswer> {
+	const targetPath = new URL(url).pathname;
+	const { headers, nonce } = signHandoff(key, op, targetPath, body);
+	let response: IN8nHttpFullResponse;
+	try {
+		response = (await context.helpers.httpRequest({
+			method: 'POST',
+			url,
+			body,
+			headers: { ...headers, 'content-type': 'application/json' },
+			json: false,
+			encoding: 'text',
+			returnFullResponse: true,
+			ignoreHttpStatusErrors: true,
+			timeout: TIMEOUTS_MS[op],
+		})) as IN8nHttpFullResponse;
+	} catch {
+		// The error object carries the request config (our signature); only the fact is kept.
+		return { kind: 'unavailable' };
+	}
+	const { statusCode } = response;
+	const parsed = parseJson(typeof response.body === 'string' ? response.body : '');
+	if (statusCode === 404) return { kind: 'gone' };
+	if (statusCode >= 500 || statusCode === 429 || statusCode === 408) return { kind: 'unavailable', statusCode };
+	if (statusCode < 200 || statusCode >= 300) return { kind: 'stranger', statusCode };
+	if (op === 'event') return { kind: 'member', body: parsed };
+	const proof = (parsed as { proof?: unknown } | undefined)?.proof;
+	if (proof !== proofFor(key, nonce, targetPath)) return { kind: 'stranger', statusCode };
+	return { kind: 'member', body: parsed };
+}
+
+/** One signed hand-off; events are tried up to three times while the member is unavailable. */
+export async function sendHandoff(
+	context: ShareContext,
+	key: string,
+	op: ShareOp,
+	url: string,
+	body: string,
+): Promise<PeerAnswer> {
+	const pauses = op === 'event' ? FORWARD_PAUSES_MS : [];
+	let answer = await sendOnce(context, key, op, url, body);
+	for (const pause of pauses) {
+		if (answer.kind !== 'unavailable') break;
+		await sleep(pause);
+		answer = await sendOnce(context, key, op, url, body);
+	}
+	return answer;
+}
+
+export async function ping(context: ShareContext, key: string, url: string): Promise<PeerAnswer> {
+	return await sendHandoff(context, key, 'ping', url, '{}');
+}

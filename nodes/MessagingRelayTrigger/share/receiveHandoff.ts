@@ -1,0 +1,46 @@
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+
+import { rawBodyText } from '../readDelivery';
+import { triggerState } from '../triggerState';
+import { takeOver } from './sharedRegistration';
+import { proofFor, verifyHandoff } from './signedHandoff';
+
+/**
+ * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
+ * Either it is answered here (`answer`: a 401 for anything unverified, a ping, a takeover), or
+ * it is a verified forwarded event that the trigger then handles like a service delivery.
+ */
+export type HandoffOutcome =
+	| { kind: 'answer'; status: number; body: IDataObject; headers?: Record<string, string>; afterSave?: boolean }
+	| { kind: 'event' };
+
+export async function receiveHandoff(context: IWebhookFunctions, isTest: boolean): Promise<HandoffOutcome> {
+	const state = triggerState(context);
+	const ownUrl = context.getWebhookResourceUrl('default') ?? '';
+	const ownPath = new URL(ownUrl).pathname;
+	if (!state.shareKey) {
+		// Published a moment ago and n8n has not saved the key yet: the holder retries.
+		return { kind: 'answer', status: 503, body: { error: 'This trigger is not ready for hand-offs yet' }, headers: { 'Retry-After': '2' } };
+	}
+	const body = rawBodyText(context.getRequestObject());
+	const check = verifyHandoff(state.shareKey, context.getHeaderData() as Record<string, unknown>, ownPath, body);
+	if (!check.ok) return { kind: 'answer', status: 401, body: { error: `Invalid hand-off: ${check.reason}` } };
+
+	const proof = proofFor(state.shareKey, check.nonce, ownPath);
+	if (check.op === 'event') return { kind: 'event' };
+	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
+
+	// takeover. A test listener's static data is not saved by n8n: it must never hold the registration.
+	if (isTest) return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
+	const leaving = (context.getBodyData() as { leaving?: unknown }).leaving;
+	if (typeof leaving !== 'string' || !leaving.startsWith('/')) {
+		return { kind: 'answer', status: 400, body: { error: 'A takeover names the leaving trigger\'s path' } };
+	}
+	try {
+		const result = await takeOver(context, { url: ownUrl, key: state.shareKey, isTest: false }, leaving);
+		// Answered only after n8n saved the new secret, so the leaver knows deliveries will verify.
+		return { kind: 'answer', status: 200, body: { proof, result }, afterSave: true };
+	} catch (error) {
+		return { kind: 'answer', status: 502, body: { error: `Could not take over: ${(error as Error).message}` } };
+	}
+}

@@ -1,0 +1,183 @@
+import { NodeOperationError, sleep } from 'n8n-workflow';
+
+import { deleteWebhook, readWebhook } from '../../shared/webhookApi';
+import { conflictError, registerOrExplain } from '../registrationErrors';
+import { clearHolderState, triggerState } from '../triggerState';
+import { ping, sendHandoff, type PeerAnswer, type ShareContext } from './peerClient';
+import {
+	formatRegistration,
+	lists,
+	mergeMemberships,
+	parseRegistration,
+	withoutPaths,
+	type Membership,
+	type Registration,
+} from './registeredUrl';
+
+/**
+ * Joining, leaving and taking over the account's one webhook (docs/shared-webhook.md: "Join",
+ * "checkExists", "Leave"). Whoever PUTs the registration becomes the holder and receives the
+ * secret from the service itself, so no secret ever travels between triggers.
+ */
+
+/** Who this trigger is: its own webhook URL (production or test) and the account key. */
+export interface Me {
+	url: string;
+	key: string;
+	isTest: boolean;
+}
+
+const NOBODY: Membership = { members: [], testMembers: [] };
+const MAX_JOIN_ROUNDS = 5;
+/** Long enough for a racing join's PUT to land before we look again. */
+const CONFIRM_PAUSE_MS = 250;
+
+const pathOf = (url: string) => new URL(url).pathname;
+const originOf = (url: string) => new URL(url).origin;
+
+/** The registration, when a trigger of this n8n (this public address) could have made it. */
+function ourRegistration(url: string | undefined, me: Me): Registration | undefined {
+	if (!url) return undefined;
+	const registration = parseRegistration(url);
+	return registration && registration.origin === originOf(me.url) ? registration : undefined;
+}
+
+/** The holder, as a member of the list the joiner will register. */
+function holderAsMember(registration: Registration): Membership {
+	return registration.holderTest
+		? { members: [], testMembers: [registration.holderPath] }
+		: { members: [registration.holderPath], testMembers: [] };
+}
+
+/**
+ * Everyone the joiner must keep, from the registration it found. Throws the conflict error when
+ * the registration belongs to something that is not a trigger with this API key.
+ */
+async function othersToKeep(
+	context: ShareContext,
+	me: Me,
+	currentUrl: string | undefined,
+	replaceExisting: boolean,
+): Promise<Membership> {
+	if (!currentUrl) return NOBODY;
+	const registration = ourRegistration(currentUrl, me);
+	let refusal: 'foreign' | 'otherKey' = 'foreign';
+	if (registration) {
+		if (registration.holderPath === pathOf(me.url)) return registration;
+		const answer = await ping(context, me.key, registration.holderUrl);
+		if (answer.kind === 'member') return mergeMemberships(holderAsMember(registration), registration);
+		if (registration.shared && answer.kind === 'gone') return registration;
+		if (registration.shared && answer.kind === 'unavailable') {
+			return mergeMemberships(holderAsMember(registration), registration);
+		}
+		if (answer.kind === 'stranger') refusal = 'otherKey';
+	}
+	if (replaceExisting) return NOBODY;
+	throw conflictError(context.getNode(), currentUrl, refusal);
+}
+
+/** Drops members n8n no longer serves (404) or that do not prove the account key. Busy ones stay. */
+async function withoutGone(context: ShareContext, me: Me, membership: Membership): Promise<Membership> {
+	const origin = originOf(me.url);
+	const paths = [...membership.members, ...membership.testMembers];
+	const answers = await Promise.all(paths.map(async (path) => await ping(context, me.key, `${origin}${path}`)));
+	const dropped = paths.filter((_, i) => answers[i].kind === 'gone' || answers[i].kind === 'stranger');
+	return withoutPaths(membership, dropped);
+}
+
+/** PUTs this trigger's URL with `membership` and keeps what the holder needs. */
+async function registerAsHolder(context: ShareContext, me: Me, membership: Membership): Promise<string> {
+	const url = formatRegistration(me.url, membership, me.isTest);
+	const secret = await registerOrExplain(context, url);
+	const state = triggerState(context);
+	state.webhookUrl = url;
+	state.webhookSecret = secret;
+	state.shareKey = me.key;
+	return url;
+}
+
+/** n8n's `create`: become the holder, keeping every live member (see "Join"). */
+export async function join(context: ShareContext, me: Me, replaceExisting: boolean): Promise<void> {
+	const ownPath = pathOf(me.url);
+	for (let round = 1; round <= MAX_JOIN_ROUNDS; round++) {
+		const current = await readWebhook.call(context);
+		const others = await othersToKeep(context, me, current?.url, replaceExisting);
+		const live = await withoutGone(context, me, withoutPaths(others, [ownPath]));
+		await registerAsHolder(context, me, live);
+
+		await sleep(CONFIRM_PAUSE_MS + Math.floor(Math.random() * CONFIRM_PAUSE_MS));
+		const confirmed = ourRegistration((await readWebhook.call(context))?.url, me);
+		if (confirmed && lists(confirmed, ownPath)) {
+			// A racing join may have made us a member of its registration: then it holds the secret.
+			if (confirmed.holderPath !== ownPath) clearHolderState(triggerState(context));
+			return;
+		}
+		// Another trigger's PUT replaced ours without listing us: join again, now keeping it.
+		replaceExisting = false;
+	}
+	throw new NodeOperationError(
+		context.getNode(),
+		"Could not join the account's webhook: other triggers kept replacing it",
+		{
+			description: `After ${MAX_JOIN_ROUNDS} rounds the registration still did not list this trigger. Something outside n8n may be setting the account's webhook at the same time; publish again in a moment.`,
+		},
+	);
+}
+
+/**
+ * n8n's `checkExists`: true when this trigger holds the registration with the stored URL and
+ * secret, or is listed as a member. Keeps the account key in either case.
+ */
+export async function isRegistered(context: ShareContext, me: Me): Promise<boolean> {
+	const state = triggerState(context);
+	state.shareKey = me.key;
+	const current = await readWebhook.call(context);
+	const registration = ourRegistration(current?.url, me);
+	if (!current || !registration) return false;
+	if (registration.holderPath === pathOf(me.url)) {
+		return Boolean(state.webhookSecret) && state.webhookUrl === current.url;
+	}
+	if (!lists(registration, pathOf(me.url))) return false;
+	clearHolderState(state);
+	return true;
+}
+
+/**
+ * n8n's `delete`. A member does nothing (the holder's forwards to it get 404 from then on). The
+ * holder asks each production member in turn to take over; when none does, it deletes the
+ * registration like a lone trigger.
+ */
+export async function leave(context: ShareContext, me: Me): Promise<void> {
+	const state = triggerState(context);
+	const current = await readWebhook.call(context);
+	const registration = ourRegistration(current?.url, me);
+	const ownPath = pathOf(me.url);
+	if (registration && registration.holderPath === ownPath) {
+		const body = JSON.stringify({ leaving: ownPath });
+		let handedOver = false;
+		for (const path of registration.members.filter((p) => p !== ownPath)) {
+			const answer: PeerAnswer = await sendHandoff(context, me.key, 'takeover', `${registration.origin}${path}`, body);
+			if (answer.kind === 'member') {
+				handedOver = true;
+				break;
+			}
+		}
+		if (!handedOver) await deleteWebhook.call(context);
+	}
+	clearHolderState(state);
+	delete state.shareKey;
+}
+
+/**
+ * A `takeover` hand-off, run inside this member's webhook call: register as the new holder,
+ * listing everyone but the leaver. When the registration has already moved on (a join won), the
+ * new holder is somebody else and there is nothing to do.
+ */
+export async function takeOver(context: ShareContext, me: Me, leaving: string): Promise<'registered' | 'moved-on'> {
+	const current = await readWebhook.call(context);
+	const registration = ourRegistration(current?.url, me);
+	if (current && (!registration || registration.holderPath !== leaving)) return 'moved-on';
+	const others = registration ? withoutPaths(registration, [leaving, pathOf(me.url)]) : NOBODY;
+	await registerAsHolder(context, me, others);
+	return 'registered';
+}
