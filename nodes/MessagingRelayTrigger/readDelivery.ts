@@ -45,6 +45,14 @@ function readBody(request: RawRequest): { body?: unknown; status?: number; error
 	}
 }
 
+/** The body as text, byte for byte as it arrived when n8n kept the raw bytes (it does). */
+export function rawBodyText(request: RawRequest): string {
+	const raw = request.rawBody;
+	if (raw instanceof Uint8Array) return Buffer.from(raw).toString('utf8');
+	if (typeof raw === 'string') return raw;
+	return JSON.stringify(request.body ?? {});
+}
+
 /** Turns an HTTP delivery into an event, or says why it cannot be one. */
 export function readDelivery(request: RawRequest): Delivery {
 	const { body, status, error } = readBody(request);

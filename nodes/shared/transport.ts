@@ -8,6 +8,7 @@ import type {
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	INode,
+	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -22,7 +23,7 @@ import {
 } from './retry';
 import { CREDENTIAL_NAME, type RelayScope } from './scopes';
 
-type RelayContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions;
+type RelayContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
 
 export interface RelayRequest {
 	method: IHttpRequestMethods;
