@@ -17,8 +17,12 @@ describe('publishing registers this node\'s URL and keeps the secret', () => {
 	test('create PUTs the production URL and stores the issued secret in static data', async () => {
 		expect(await harness.lifecycle('checkExists')).toBe(false);
 		expect(await harness.lifecycle('create')).toBe(true);
-		expect(sim.requestsTo('PUT', '/v1/webhook').map((r) => r.body)).toEqual([{ url: harness.productionUrl }]);
-		expect(harness.stored).toEqual({ webhookUrl: harness.productionUrl, webhookSecret: sim.webhook!.secret });
+		expect(sim.requestsTo('PUT', '/v1/webhook').map((r) => r.body)).toEqual([{ url: harness.registeredUrl }]);
+		expect(harness.stored).toEqual({
+			webhookUrl: harness.registeredUrl,
+			webhookSecret: sim.webhook!.secret,
+			shareKey: expect.stringMatching(/^[0-9a-f]{64}$/),
+		});
 		expect(await harness.lifecycle('checkExists')).toBe(true);
 	});
 
@@ -42,7 +46,7 @@ describe('publishing registers this node\'s URL and keeps the secret', () => {
 		sim.webhook = null;
 		expect(await harness.lifecycle('checkExists')).toBe(false);
 		await harness.activate();
-		expect(sim.webhook).toMatchObject({ url: harness.productionUrl });
+		expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
 	});
 
 	test('an answer without a secret is a clear error and stores nothing', async () => {
@@ -72,25 +76,25 @@ describe('the one-webhook-per-account rule', () => {
 		sim.webhook = { url: 'https://crm.example.com/hooks/relay', active: true, secret: 'whsec_other' };
 		harness.setParameters({ events: ['message.received'], options: { replaceExisting: true } });
 		await harness.activate();
-		expect(sim.webhook).toMatchObject({ url: harness.productionUrl });
+		expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
 	});
 
-	test('another workflow\'s trigger (other webhook ID) is foreign too', async () => {
+	test('a trigger on another n8n instance (another address) is foreign too', async () => {
 		const other = await TriggerHarness.start(sim, { events: ['message.received'] }, { webhookId: 'aaaaaaaa-0000-4000-8000-000000000000' });
 		await other.activate();
 		await expect(harness.lifecycle('create')).rejects.toThrow(/already points at .*aaaaaaaa-0000/);
 		await other.stop();
 	});
 
-	test('this node\'s test URL and production URL count as its own', async () => {
+	test('this node\'s test listener shares the webhook with its published version', async () => {
 		await harness.activate();
-		// "Listen for test event" while published: the same node, so no conflict.
+		// "Listen for test event" while published: the test URL holds the webhook and the
+		// production URL stays listed, so the published workflow keeps receiving.
 		await harness.activate({ test: true });
-		expect(sim.webhook).toMatchObject({ url: harness.testUrl });
-		// ...and publishing again moves it back.
-		expect(await harness.lifecycle('checkExists')).toBe(false);
-		await harness.activate();
-		expect(sim.webhook).toMatchObject({ url: harness.productionUrl });
+		expect(sim.webhook!.url).toBe(
+			`${harness.testUrl}?relay-share=v1&holder-test=1&member=${encodeURIComponent(new URL(harness.productionUrl).pathname)}`,
+		);
+		expect(await harness.lifecycle('checkExists')).toBe(true);
 	});
 });
 
@@ -109,7 +113,7 @@ describe('delete removes only this node\'s current registration', () => {
 		// The test listener ends while the production URL is registered.
 		expect(await harness.lifecycle('delete', { test: true })).toBe(true);
 		expect(sim.requestsTo('DELETE', '/v1/webhook')).toHaveLength(0);
-		expect(sim.webhook).toMatchObject({ url: harness.productionUrl, secret });
+		expect(sim.webhook).toMatchObject({ url: harness.registeredUrl, secret });
 	});
 
 	test('deactivating never removes another workflow\'s registration', async () => {

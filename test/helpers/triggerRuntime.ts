@@ -117,6 +117,11 @@ export class TriggerHarness {
 		return `${this.receiver.baseUrl}/webhook/${this.node.webhookId}/webhook`;
 	}
 
+	/** What a lone trigger registers: its production URL marked as shareable (docs/shared-webhook.md). */
+	get registeredUrl() {
+		return `${this.productionUrl}?relay-share=v1`;
+	}
+
 	get testUrl() {
 		return `${this.receiver.baseUrl}/webhook-test/${this.node.webhookId}/webhook`;
 	}
