@@ -9,6 +9,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
+import { combineBurst } from './burstMerge';
 import { type FilterOptions, skipReason } from './deliveryFilters';
 import { eventItem, unknownEventItem } from './eventItem';
 import { readDelivery } from './readDelivery';
@@ -107,7 +108,11 @@ export class MessagingRelayTrigger implements INodeType {
 		// The service is answered 200 {"received":true} as soon as the workflow starts.
 		const webhookResponse = { received: true };
 		if (delivery.kind === 'valid') {
-			return { webhookResponse, workflowData: [[{ json: eventItem(delivery.event) }], []] };
+			const item = eventItem(delivery.event);
+			// "Combine Messages Within": a held message is answered only once its execution is saved.
+			const combined = await combineBurst(this, delivery.event, item, webhookResponse);
+			if (combined) return combined;
+			return { webhookResponse, workflowData: [[{ json: item }], []] };
 		}
 		if (delivery.kind === 'unknown') {
 			return { webhookResponse, workflowData: [[{ json: unknownEventItem(delivery.body) }], []] };

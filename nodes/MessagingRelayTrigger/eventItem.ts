@@ -13,7 +13,7 @@ import { familyOf } from '../shared/schemas/events';
  * trigger → AI Agent (+ Simple Memory) needs no expression (n8n 2.41.1, README "AI assistant"):
  * - `chatInput`: the AI Agent's prompt source "Connected Chat Trigger Node" (promptType `auto`,
  *   the default) evaluates `{{ $json["chatInput"] }}` on its input item
- *   (@n8n/n8n-nodes-langchain dist/utils/helpers.js:30).
+ *   (@n8n/n8n-nodes-langchain dist/utils/helpers.js:29-30).
  * - `sessionId`: Simple Memory's "Session ID: Connected Chat Trigger Node" (sessionIdType
  *   `fromInput`, the default) evaluates `{{ $json.sessionId }}` (same file, :95).
  */
@@ -40,7 +40,7 @@ function messageItem(event: MessageEvent): IDataObject {
 		chatId: message.chatId,
 		messageId: message.id,
 		text: message.text,
-		chatInput: message.text,
+		chatInput: message.text ?? '',
 		sessionId: sessionIdOf(message.channelId, message.chatId),
 		from: message.from,
 		senderName: message.senderName,
