@@ -192,6 +192,34 @@ describe('members that cannot take an event right now', () => {
 	});
 });
 
+describe('a member that combines bursts', () => {
+	function chatMessage(n: number) {
+		const event = sample('message.received');
+		Object.assign(event.message, {
+			id: `wamid.shared-burst-${n}`,
+			chatId: '4917600000001@c.us',
+			text: `part ${n}`,
+			timestamp: new Date(Date.UTC(2026, 10, 22, 9, 0, n)).toISOString(),
+		});
+		return event;
+	}
+
+	test('holds the forwarded messages longer than a plain forward waits, and the service still gets 200 for each', async () => {
+		// 6 s quiet time: longer than any fixed forward time-out under a minute would allow.
+		const combiner = n8n.addWorkflow('combiner', { events: ['message.received'], options: { combineWithinSeconds: 6 } });
+		const logger = n8n.addWorkflow('logger', { events: ['message.received'] });
+		await combiner.publish();
+		await logger.publish();
+		expect(holderOf([combiner, logger])).toBe(logger);
+
+		const answers = await Promise.all([1, 2, 3].map(async (n) => await sim.deliver(chatMessage(n))));
+		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+		expect(logger.productionEvents).toHaveLength(3);
+		expect(combiner.productionEvents).toHaveLength(1);
+		expect(combiner.productionEvents[0]).toMatchObject({ messageCount: 3, texts: ['part 1', 'part 2', 'part 3'] });
+	}, 30_000);
+});
+
 describe('hand-offs are authenticated', () => {
 	const key = deriveShareKey('sim-key-full');
 

@@ -65,6 +65,8 @@ describe('output shape per family', () => {
 			chatId: '4917612345678@c.us',
 			messageId: 'wamid.HBgM001',
 			text: 'Hello, are you open today?',
+			chatInput: 'Hello, are you open today?',
+			sessionId: 'num_main:4917612345678@c.us',
 			from: '+4917612345678',
 			senderName: 'Ada Lovelace',
 			messageType: 'text',

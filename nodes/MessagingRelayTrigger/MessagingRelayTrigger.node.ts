@@ -9,6 +9,7 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
+import { combineBurst, isCombining } from './burstMerge';
 import { type FilterOptions, skipReason } from './deliveryFilters';
 import { eventItem, unknownEventItem } from './eventItem';
 import { rawBodyText, readDelivery, type Delivery } from './readDelivery';
@@ -106,45 +107,58 @@ export class MessagingRelayTrigger implements INodeType {
 			}
 		}
 
-		// 2. What arrived.
+		// 2. What arrived, and whether this trigger wants it (its Events and filters).
 		const request = this.getRequestObject();
 		const delivery = readDelivery(request);
 		if (delivery.kind === 'refused') return respond(this, delivery.status, { error: delivery.error });
-		const emitted = selectAndShape(this, delivery);
+		const ignored = ignoreReason(this, delivery);
+		const combining = !ignored && delivery.kind === 'valid' && isCombining(this, delivery.event);
 
-		// 3. The holder passes the event on to every other trigger of the account.
-		if (fromTrigger || !state.webhookUrl) return emitted;
-		const shared = await fanOut(this, state, rawBodyText(request), emitted.workflowData !== undefined);
-		const own = shared.selfAlreadyRan ? {} : emitted;
-		if (shared.retryLater) {
-			respond(this, 503, { error: 'A workflow sharing this webhook could not take the event yet' }, { 'Retry-After': '5' });
-			return { noWebhookResponse: true, workflowData: own.workflowData };
+		// 3. The holder first passes the event on to every other trigger of the account
+		//    (docs/shared-webhook.md, "A delivery at the holder").
+		if (!fromTrigger && state.webhookUrl) {
+			const runsNow = !ignored && !combining;
+			const shared = await fanOut(this, state, rawBodyText(request), runsNow);
+			if (shared.retryLater) {
+				const retry = { error: 'A workflow sharing this webhook could not take the event yet' };
+				// A burst-held message would be acknowledged by the burst: it waits for the redelivery.
+				const own = runsNow && !shared.selfAlreadyRan ? await emit(this, delivery) : {};
+				respond(this, 503, retry, { 'Retry-After': '5' });
+				return { noWebhookResponse: true, workflowData: own.workflowData };
+			}
+			if (shared.selfAlreadyRan) return { webhookResponse: { received: true, ignored: 'already ran at an earlier delivery' } };
 		}
-		return { webhookResponse: own.webhookResponse ?? { received: true }, workflowData: own.workflowData };
+
+		// 4. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
+		if (ignored) return { webhookResponse: { received: true, ignored } };
+		return await emit(this, delivery);
 	}
 }
 
-/**
- * Whether this trigger wants the event (its Events and filters), and its item: valid events on
- * "Events", the rest on "Invalid Events". The service is answered 200 {"received":true} as soon
- * as the workflow starts.
- */
-function selectAndShape(context: IWebhookFunctions, delivery: Exclude<Delivery, { kind: 'refused' }>): IWebhookResponseData {
+type ReadableDelivery = Exclude<Delivery, { kind: 'refused' }>;
+
+/** Why this trigger does not want the event (its Events and filters), or undefined. */
+function ignoreReason(context: IWebhookFunctions, delivery: ReadableDelivery): string | undefined {
 	const events = context.getNodeParameter('events', []) as string[];
 	const type = delivery.body.type as string;
-	if (!events.includes(ALL_EVENTS) && !events.includes(type)) {
-		return { webhookResponse: { received: true, ignored: 'event type not selected' } };
-	}
-	const skip = skipReason(delivery.body, context.getNodeParameter('options', {}) as FilterOptions);
-	if (skip) return { webhookResponse: { received: true, ignored: skip } };
+	if (!events.includes(ALL_EVENTS) && !events.includes(type)) return 'event type not selected';
+	return skipReason(delivery.body, context.getNodeParameter('options', {}) as FilterOptions);
+}
 
+/** The execution's items. The service is answered 200 {"received":true} once it has started. */
+async function emit(context: IWebhookFunctions, delivery: ReadableDelivery): Promise<IWebhookResponseData> {
 	const webhookResponse = { received: true };
 	if (delivery.kind === 'valid') {
-		return { webhookResponse, workflowData: [[{ json: eventItem(delivery.event) }], []] };
+		const item = eventItem(delivery.event);
+		// "Combine Messages Within": a held message is answered only once its execution is saved.
+		const combined = await combineBurst(context, delivery.event, item, webhookResponse);
+		if (combined) return combined;
+		return { webhookResponse, workflowData: [[{ json: item }], []] };
 	}
 	if (delivery.kind === 'unknown') {
 		return { webhookResponse, workflowData: [[{ json: unknownEventItem(delivery.body) }], []] };
 	}
+	const type = delivery.body.type as string;
 	context.logger.warn(`Messaging Relay Trigger: ${type} event does not match its schema`, {
 		problems: delivery.problems,
 	});

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { EVENT_TYPES } from '../shared/schemas/events';
+import { MAX_QUIET_SECONDS } from './burstMerge';
 
 /** What each event means, in the words of the spec's catalogue (part 6.2). */
 const EVENT_DESCRIPTIONS: Record<(typeof EVENT_TYPES)[number], string> = {
@@ -94,6 +95,15 @@ export const triggerProperties: INodeProperties[] = [
 					{ name: 'Only Direct Messages', value: 'direct' },
 					{ name: 'Only Group Messages', value: 'group' },
 				],
+			},
+			{
+				displayName: 'Combine Messages Within (Seconds)',
+				name: 'combineWithinSeconds',
+				type: 'number',
+				default: 0,
+				typeOptions: { minValue: 0, maxValue: MAX_QUIET_SECONDS },
+				description:
+					'Messages of one chat that follow each other within this quiet time start one execution with all their texts (chatInput, texts, messageCount). 0 starts one execution per message. A burst is released after 60 s or 20 messages at the latest; other events are never held.',
 			},
 			{
 				displayName: 'Ignore Events Older Than (Minutes)',

@@ -8,7 +8,20 @@ import { familyOf } from '../shared/schemas/events';
  * `{{ $json.text }}` or `{{ $json.chatId }}` without reading the spec. Every item has `type`,
  * `occurredAt` (null when the event has none) and `event`, the body exactly as delivered.
  * Message items carry `chatId` and `channelId` on top, which is what Message → Reply reads.
+ *
+ * Message items also carry the two fields n8n's AI nodes read when left at their defaults, so
+ * trigger → AI Agent (+ Simple Memory) needs no expression (n8n 2.41.1, README "AI assistant"):
+ * - `chatInput`: the AI Agent's prompt source "Connected Chat Trigger Node" (promptType `auto`,
+ *   the default) evaluates `{{ $json["chatInput"] }}` on its input item
+ *   (@n8n/n8n-nodes-langchain dist/utils/helpers.js:29-30).
+ * - `sessionId`: Simple Memory's "Session ID: Connected Chat Trigger Node" (sessionIdType
+ *   `fromInput`, the default) evaluates `{{ $json.sessionId }}` (same file, :95).
  */
+
+/** One conversation per chat of a number: the same contact on two numbers is two conversations. */
+export function sessionIdOf(channelId: string | null | undefined, chatId: string): string {
+	return channelId ? `${channelId}:${chatId}` : chatId;
+}
 
 type MessageEvent = RelayEventOf<
 	| 'message.received'
@@ -27,6 +40,8 @@ function messageItem(event: MessageEvent): IDataObject {
 		chatId: message.chatId,
 		messageId: message.id,
 		text: message.text,
+		chatInput: message.text ?? '',
+		sessionId: sessionIdOf(message.channelId, message.chatId),
 		from: message.from,
 		senderName: message.senderName,
 		messageType: message.type ?? null,

@@ -174,3 +174,35 @@ export async function triggerWorkflow(options: {
 
 /** The production webhook URL n8n gives a trigger node. */
 export const productionUrl = (webhookId: string) => `${info.n8nUrl}/webhook/${webhookId}/webhook`;
+
+/** An OpenAI credential whose Base URL points at the loopback stand-in for the model API. */
+export async function openAiCredential(name: string, baseUrl: string) {
+	const created = await api('POST', '/credentials', {
+		name,
+		type: 'openAiApi',
+		data: { apiKey: 'sk-standin-not-a-real-key', url: baseUrl, organizationId: '', header: false },
+	});
+	return { id: created.id as string, name };
+}
+
+/**
+ * Imports an example workflow as a user would, with each credential placeholder pointed at the
+ * credential of that type; nothing else in it changes.
+ */
+export async function importExample(
+	example: { name: string; nodes: IDataObject[]; connections: IDataObject; settings?: IDataObject },
+	credentials: Record<string, { id: string; name: string }>,
+) {
+	const nodes = example.nodes.map((node) => {
+		const used = node.credentials as Record<string, unknown> | undefined;
+		if (!used) return node;
+		return { ...node, credentials: Object.fromEntries(Object.keys(used).map((type) => [type, credentials[type]])) };
+	});
+	const workflow = await api('POST', '/workflows', {
+		name: example.name,
+		nodes,
+		connections: example.connections,
+		settings: example.settings ?? {},
+	});
+	return workflow.id as string;
+}

@@ -31,12 +31,17 @@ export interface TriggerRun {
 	/** Output 0 "Events", output 1 "Invalid Events". */
 	events: IDataObject[];
 	invalid: IDataObject[];
+	/** When the execution was "started" (before the delivery is answered, as in n8n). */
+	startedAt: number;
 }
 
 export class TriggerHarness {
 	readonly runs: TriggerRun[] = [];
 
 	readonly trigger = new MessagingRelayTrigger();
+
+	/** Makes starting an execution fail, as when n8n cannot save it: the delivery then gets a 500. */
+	failStarts = false;
 
 	readonly node: INode;
 
@@ -101,8 +106,14 @@ export class TriggerHarness {
 			);
 			const result = await harness.trigger.webhook.call(context as unknown as IWebhookFunctions);
 			if (result.workflowData) {
+				if (harness.failStarts) throw new Error('the execution could not be saved');
 				const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];
-				harness.runs.push({ path, events: events.map((i) => i.json), invalid: invalid.map((i) => i.json) });
+				harness.runs.push({
+					path,
+					events: events.map((i) => i.json),
+					invalid: invalid.map((i) => i.json),
+					startedAt: Date.now(),
+				});
 			}
 			return result;
 		});

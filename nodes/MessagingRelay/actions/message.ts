@@ -6,35 +6,13 @@ import { unwrapObject, parseResource } from '../../shared/responses';
 import { sentMessageSchema } from '../../shared/schemas/sentMessage';
 import { nodeOf, relayApiRequest } from '../../shared/transport';
 import { normaliseRecipient, requireId, requireText } from '../../shared/validation';
+import { markdownToWhatsApp } from '../../shared/whatsappFormat';
+import { agentAnswerOf, resolveReplyTarget } from './replyOrigin';
 
-interface ReplyTarget {
-	channelId: string;
-	chatId: string;
-}
+export { findReplyTarget } from './replyOrigin';
 
-function asTarget(value: unknown): ReplyTarget | undefined {
-	if (typeof value !== 'object' || value === null) return undefined;
-	const { channelId, chatId } = value as Record<string, unknown>;
-	if (typeof channelId === 'string' && channelId && typeof chatId === 'string' && chatId) {
-		return { channelId, chatId };
-	}
-	return undefined;
-}
-
-/**
- * Where a reply goes: the chat and number of the message in the input item. The trigger puts
- * `chatId` and `channelId` at the top of its message items; a raw event body (for example
- * from n8n's own Webhook node) has them under `message`, or under `body.message`.
- */
-export function findReplyTarget(json: IDataObject): ReplyTarget | undefined {
-	const body = json.body as IDataObject | undefined;
-	return (
-		asTarget(json) ??
-		asTarget(json.message) ??
-		asTarget((json.event as IDataObject | undefined)?.message) ??
-		asTarget(body?.message)
-	);
-}
+/** Options → Formatting: when the text goes out converted from Markdown to WhatsApp style. */
+export type Formatting = 'auto' | 'whatsapp' | 'asWritten';
 
 async function sendMessage(
 	this: IExecuteFunctions,
@@ -76,13 +54,39 @@ interface PreparedMessage {
 	key: string;
 }
 
+/**
+ * Reply's text: what the user typed, or, when Text is left empty, the AI Agent's answer in the
+ * input item (`output`). Only that default answer is converted by "Automatic" formatting: a
+ * text the user wrote (perhaps already in WhatsApp style) goes out as written.
+ */
+function replyText(this: IExecuteFunctions, itemIndex: number): { text: string; isAgentAnswer: boolean } {
+	const typed = this.getNodeParameter('text', itemIndex, '') as unknown;
+	const typedText = typeof typed === 'string' ? typed : typed == null ? '' : String(typed);
+	if (typedText.trim() !== '') return { text: typedText, isAgentAnswer: false };
+	const answer = agentAnswerOf(this.getInputData()[itemIndex].json);
+	if (answer !== undefined) return { text: answer, isAgentAnswer: true };
+	throw new NodeOperationError(nodeOf(this), `The field "Text" is empty [item ${itemIndex}]`, {
+		itemIndex,
+		description:
+			'Type the text to send, or put this node after an AI Agent: with Text left empty, Reply sends the agent\'s answer (the "output" field of its input item). Empty messages are not sent.',
+	});
+}
+
+function applyFormatting(text: string, formatting: Formatting, isAgentAnswer: boolean): string {
+	const convert = formatting === 'whatsapp' || (formatting === 'auto' && isAgentAnswer);
+	return convert ? markdownToWhatsApp(text) : text;
+}
+
 /** Reads and checks one item's parameters; no request is made here. */
 function prepare(this: IExecuteFunctions, operation: string, itemIndex: number): PreparedMessage {
 	const node = nodeOf(this);
-	const text = requireText(node, this.getNodeParameter('text', itemIndex), 'Text', itemIndex);
+	const formatting = this.getNodeParameter('options.formatting', itemIndex, 'auto') as Formatting;
+	let text: string;
 	let channelId: string;
 	let to: string;
 	if (operation === 'send') {
+		text = requireText(node, this.getNodeParameter('text', itemIndex), 'Text', itemIndex);
+		text = applyFormatting(text, formatting, false);
 		channelId = requireId(
 			node,
 			this.getNodeParameter('channelId', itemIndex, '', { extractValue: true }),
@@ -91,19 +95,9 @@ function prepare(this: IExecuteFunctions, operation: string, itemIndex: number):
 		);
 		to = normaliseRecipient(node, this.getNodeParameter('to', itemIndex), itemIndex);
 	} else if (operation === 'reply') {
-		const target = findReplyTarget(this.getInputData()[itemIndex].json);
-		if (!target) {
-			throw new NodeOperationError(
-				node,
-				`The input item holds no received message to reply to [item ${itemIndex}]`,
-				{
-					itemIndex,
-					description:
-						'Reply reads "chatId" and "channelId" from the item of a Messaging Relay Trigger message event (or from "message" in a raw event). Connect this node after the trigger, or use Send and set From Number and To.',
-				},
-			);
-		}
-		({ channelId, chatId: to } = target);
+		const reply = replyText.call(this, itemIndex);
+		text = applyFormatting(reply.text, formatting, reply.isAgentAnswer);
+		({ channelId, chatId: to } = resolveReplyTarget.call(this, itemIndex));
 	} else {
 		throw new NodeOperationError(node, `Unknown message operation "${operation}"`, { itemIndex });
 	}

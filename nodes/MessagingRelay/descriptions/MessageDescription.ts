@@ -20,7 +20,7 @@ export const messageOperations: INodeProperties[] = [
 				value: 'reply',
 				action: 'Reply to a received message',
 				description:
-					'Answer the message in the input item on the same chat and number: connect it after the Messaging Relay Trigger and type only the text',
+					'Answer a received message on the same chat and number: connect it after the Messaging Relay Trigger (directly or after an AI Agent) and type the text, or leave it empty to send the agent\'s answer',
 			},
 			{
 				name: 'Send',
@@ -53,7 +53,7 @@ export const messageFields: INodeProperties[] = [
 	},
 	{
 		displayName:
-			'Connect this node after a Messaging Relay Trigger (or any node whose item holds a received message): the reply goes to that message\'s chat, from the number that received it.',
+			'Connect this node after a Messaging Relay Trigger, directly or through other nodes such as an AI Agent: the reply goes to the chat of the message the item came from, from the number that received it.',
 		name: 'replyNotice',
 		type: 'notice',
 		default: '',
@@ -67,7 +67,19 @@ export const messageFields: INodeProperties[] = [
 		required: true,
 		typeOptions: { rows: 4 },
 		description: 'The message body',
-		displayOptions: showFor(['send', 'reply']),
+		displayOptions: showFor(['send']),
+	},
+	{
+		// Not required: left empty after an AI Agent, Reply sends the agent's answer.
+		displayName: 'Text',
+		name: 'text',
+		type: 'string',
+		default: '',
+		typeOptions: { rows: 4 },
+		placeholder: 'Leave empty to send the AI Agent\'s answer',
+		description:
+			'The message body. Left empty, Reply sends the answer of an AI Agent before it (the "output" field of the input item).',
+		displayOptions: showFor(['reply']),
 	},
 	{
 		displayName: 'Options',
@@ -77,6 +89,32 @@ export const messageFields: INodeProperties[] = [
 		default: {},
 		displayOptions: showFor(['send', 'reply']),
 		options: [
+			{
+				displayName: 'Formatting',
+				name: 'formatting',
+				type: 'options',
+				default: 'auto',
+				description:
+					'Whether Markdown (**bold**, # headings, [links](…), `code`) is turned into WhatsApp formatting (*bold*, _italic_, ~strike~, ```monospace```). Plain text is never changed.',
+				options: [
+					{
+						name: 'Automatic',
+						value: 'auto',
+						description:
+							'Convert the AI Agent\'s answer that Reply sends when Text is left empty; send typed text as written',
+					},
+					{
+						name: 'Convert Markdown to WhatsApp',
+						value: 'whatsapp',
+						description: 'Always convert, for text written by a model or mapped from one',
+					},
+					{
+						name: 'Send As Written',
+						value: 'asWritten',
+						description: 'Never change the text',
+					},
+				],
+			},
 			{
 				displayName: 'Messages in Flight',
 				name: 'messagesInFlight',

@@ -17,9 +17,14 @@ export type PeerAnswer =
 	/** Answered, but not as a trigger with this API key (401, a wrong proof, another 4xx). */
 	| { kind: 'stranger'; statusCode: number }
 	/** No usable answer: 5xx, timeout, connection refused. It may be busy. */
-	| { kind: 'unavailable'; statusCode?: number };
+	| { kind: 'unavailable'; statusCode?: number; timedOut?: boolean };
 
-const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 5_000, takeover: 20_000 };
+/**
+ * An event forward waits as long as a member may hold it: a member with "Combine Messages
+ * Within" answers a held message only once its combined execution is saved, at most 60 s after
+ * the burst's first message (burstMerge.ts, burstLimits.maxHoldMs).
+ */
+const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000 };
 /** Pauses before the 2nd and 3rd try of an event forward. */
 export const FORWARD_PAUSES_MS = [200, 800];
 
@@ -41,6 +46,7 @@ async function sendOnce(
 	const targetPath = new URL(url).pathname;
 	const { headers, nonce } = signHandoff(key, op, targetPath, body);
 	let response: IN8nHttpFullResponse;
+	const started = Date.now();
 	try {
 		response = (await context.helpers.httpRequest({
 			method: 'POST',
@@ -55,7 +61,7 @@ async function sendOnce(
 		})) as IN8nHttpFullResponse;
 	} catch {
 		// The error object carries the request config (our signature); only the fact is kept.
-		return { kind: 'unavailable' };
+		return { kind: 'unavailable', timedOut: Date.now() - started >= TIMEOUTS_MS[op] * 0.95 };
 	}
 	const { statusCode } = response;
 	const parsed = parseJson(typeof response.body === 'string' ? response.body : '');
@@ -68,7 +74,11 @@ async function sendOnce(
 	return { kind: 'member', body: parsed };
 }
 
-/** One signed hand-off; events are tried up to three times while the member is unavailable. */
+/**
+ * One signed hand-off; events are tried up to three times while the member refuses the
+ * connection or answers 5xx. A member that let a forward time out is not tried again at once:
+ * the service's redelivery (503 from the holder) comes back to it.
+ */
 export async function sendHandoff(
 	context: ShareContext,
 	key: string,
@@ -79,7 +89,7 @@ export async function sendHandoff(
 	const pauses = op === 'event' ? FORWARD_PAUSES_MS : [];
 	let answer = await sendOnce(context, key, op, url, body);
 	for (const pause of pauses) {
-		if (answer.kind !== 'unavailable') break;
+		if (answer.kind !== 'unavailable' || answer.timedOut) break;
 		await sleep(pause);
 		answer = await sendOnce(context, key, op, url, body);
 	}

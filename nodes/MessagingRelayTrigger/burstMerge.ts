@@ -1,0 +1,271 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
+
+/**
+ * "Combine Messages Within (Seconds)": `message.received` events of one chat that arrive within
+ * the quiet time start ONE execution. Design and guarantees: README, "Combining bursts".
+ *
+ * Nothing is acknowledged before n8n has saved the execution that carries it: a held delivery's
+ * HTTP request simply stays open. When the burst is released, one held delivery (the emitter)
+ * returns the combined item to n8n; n8n saves the execution, starts it, and only then answers
+ * that delivery (`onReceived`, n8n/dist/webhooks/webhook-helpers.js:679-695). The other held
+ * deliveries are answered when that answer has gone out: 200 when it was a success, 503 (send
+ * again) otherwise. A process that stops while holding leaves its deliveries unanswered, and the
+ * service sends them again.
+ */
+
+/**
+ * The bounds (README, "Combining bursts"). An object rather than constants so the tests can
+ * shorten them; nothing in the node changes them.
+ */
+export const burstLimits = {
+	/** A burst is released at the latest this long after its first message… */
+	maxHoldMs: 60_000,
+	/** …or when it holds this many messages. */
+	maxMessagesPerBurst: 20,
+	/** Messages held at once in one n8n process over all chats; beyond that, messages are not held. */
+	maxHeldPerProcess: 1000,
+	/** Ids of released messages remembered to answer the service's resend without a second execution. */
+	recentIdsMax: 1000,
+	recentIdsTtlMs: 10 * 60_000,
+};
+/** The option's largest value, in seconds. */
+export const MAX_QUIET_SECONDS = 30;
+
+type ReceivedEvent = RelayEventOf<'message.received'>;
+
+/** What a held delivery's webhook() call is told to do when its burst is settled. */
+type Outcome = { kind: 'emit'; item: IDataObject } | { kind: 'answered' };
+
+/** The part of n8n's express response a held delivery needs: answering, and seeing it end. */
+export interface HeldResponse {
+	once(event: 'close' | 'finish', listener: () => void): unknown;
+	readonly writableFinished?: boolean;
+	readonly headersSent: boolean;
+	statusCode: number;
+	status(code: number): HeldResponse;
+	setHeader(name: string, value: string): unknown;
+	json(body: unknown): unknown;
+}
+
+interface HeldDelivery {
+	response: HeldResponse;
+	/** The connection closed before anyone answered it (the service gave up waiting). */
+	dropped: boolean;
+	settle: (outcome: Outcome) => void;
+}
+
+interface HeldMessage {
+	event: ReceivedEvent;
+	item: IDataObject;
+	arrival: number;
+}
+
+interface Burst {
+	key: string;
+	firstArrival: number;
+	lastArrival: number;
+	quietMs: number;
+	messages: HeldMessage[];
+	deliveries: HeldDelivery[];
+	released: boolean;
+}
+
+/** Held bursts of this process, by workflow, trigger node, number and chat. */
+const bursts = new Map<string, Burst>();
+/** Message ids (by burst key) already handed to n8n in a combined execution, with their expiry. */
+const recentlyCombined = new Map<string, number>();
+let heldCount = 0;
+
+const now = () => Date.now();
+
+/** For tests: what is held right now. */
+export function heldMessages(): number {
+	return heldCount;
+}
+
+function remember(key: string, messageId: string) {
+	const at = now();
+	for (const [id, expires] of recentlyCombined) {
+		if (expires > at && recentlyCombined.size < burstLimits.recentIdsMax) break;
+		recentlyCombined.delete(id);
+	}
+	recentlyCombined.set(`${key}\u0000${messageId}`, at + burstLimits.recentIdsTtlMs);
+}
+
+function wasCombined(key: string, messageId: string): boolean {
+	const expires = recentlyCombined.get(`${key}\u0000${messageId}`);
+	return expires !== undefined && expires > now();
+}
+
+function answer(response: HeldResponse, status: number, body: IDataObject, headers: Record<string, string> = {}) {
+	if (response.headersSent || response.writableFinished) return;
+	for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
+	response.status(status).json(body);
+}
+
+/** Resolves once n8n's answer to the emitter has gone out (true: a success) or its connection closed. */
+function answered(response: HeldResponse): Promise<boolean> {
+	return new Promise((resolve) => {
+		const done = () => resolve(Boolean(response.writableFinished) && response.statusCode < 300);
+		response.once('finish', done);
+		response.once('close', done);
+	});
+}
+
+/** The combined item: the first message's fields, every text in order, the ids and the count. */
+export function combinedItem(messages: HeldMessage[]): IDataObject {
+	const ordered = [...messages].sort((a, b) => {
+		const byTime = Date.parse(a.event.message.timestamp) - Date.parse(b.event.message.timestamp);
+		return Number.isNaN(byTime) || byTime === 0 ? a.arrival - b.arrival : byTime;
+	});
+	const texts = ordered.map((m) => m.event.message.text ?? '');
+	const joined = texts.filter((text) => text.trim() !== '').join('\n');
+	return {
+		...ordered[0].item,
+		text: joined,
+		chatInput: joined,
+		texts,
+		messageIds: ordered.map((m) => m.event.message.id),
+		messageCount: ordered.length,
+		events: ordered.map((m) => m.event as unknown as IDataObject),
+	};
+}
+
+async function release(burst: Burst) {
+	if (burst.released) return;
+	burst.released = true;
+	// Out of the registry before anything else: a message arriving from now on opens a new burst.
+	if (bursts.get(burst.key) === burst) bursts.delete(burst.key);
+	heldCount -= burst.messages.length;
+
+	const item = combinedItem(burst.messages);
+	const emitter = burst.deliveries.find((d) => !d.dropped) ?? burst.deliveries[0];
+	const others = burst.deliveries.filter((d) => d !== emitter);
+	emitter.settle({ kind: 'emit', item });
+	if (emitter.dropped) {
+		// Nobody is waiting for an answer; the service's resends are recognised by message id.
+		for (const message of burst.messages) remember(burst.key, message.event.message.id);
+		for (const other of others) other.settle({ kind: 'answered' });
+		return;
+	}
+	const started = await answered(emitter.response);
+	if (started) {
+		for (const message of burst.messages) remember(burst.key, message.event.message.id);
+	}
+	const firstId = item.messageId as string;
+	for (const other of others) {
+		if (other.dropped) {
+			// Its connection is gone; the service's resend is recognised by message id.
+			other.settle({ kind: 'answered' });
+			continue;
+		}
+		if (started) answer(other.response, 200, { received: true, combinedInto: firstId });
+		else {
+			answer(
+				other.response,
+				503,
+				{ error: 'The combined execution could not be started; send this event again' },
+				{ 'Retry-After': '5' },
+			);
+		}
+		other.settle({ kind: 'answered' });
+	}
+}
+
+/** The first delivery of a burst keeps time: quiet deadline (moved by every arrival) or the hard limit. */
+async function keepTime(burst: Burst) {
+	while (!burst.released) {
+		const deadline = Math.min(burst.lastArrival + burst.quietMs, burst.firstArrival + burstLimits.maxHoldMs);
+		const wait = deadline - now();
+		if (wait <= 0) break;
+		await sleep(wait);
+	}
+	await release(burst);
+}
+
+function hold(key: string, quietMs: number, event: ReceivedEvent, item: IDataObject, response: HeldResponse) {
+	let burst = bursts.get(key);
+	const opening = burst === undefined;
+	if (!burst) {
+		burst = {
+			key,
+			firstArrival: now(),
+			lastArrival: now(),
+			quietMs,
+			messages: [],
+			deliveries: [],
+			released: false,
+		};
+		bursts.set(key, burst);
+	}
+	const current = burst;
+	const outcome = new Promise<Outcome>((resolve) => {
+		const delivery: HeldDelivery = { response, dropped: false, settle: resolve };
+		response.once('close', () => {
+			if (!response.writableFinished) delivery.dropped = true;
+		});
+		current.deliveries.push(delivery);
+	});
+	current.lastArrival = now();
+	// The service sending the same message again (it gave up waiting) joins once.
+	if (!current.messages.some((m) => m.event.message.id === event.message.id)) {
+		current.messages.push({ event, item, arrival: now() });
+		heldCount += 1;
+	}
+	if (current.messages.length >= burstLimits.maxMessagesPerBurst) void release(current);
+	else if (opening) void keepTime(current);
+	return outcome;
+}
+
+/** Combining is on for this trigger and applies to this event (never to a test listener's). */
+function combiningWanted(context: IWebhookFunctions, event: RelayEvent): boolean {
+	const seconds = Number(context.getNodeParameter('options.combineWithinSeconds', 0) ?? 0);
+	return seconds > 0 && event.type === 'message.received' && context.getMode() !== 'manual';
+}
+
+/**
+ * Whether combineBurst would hold this event rather than let it start an execution at once. The
+ * holder of a shared webhook asks before forwarding (MessagingRelayTrigger.node.ts, step 3).
+ */
+export function isCombining(context: IWebhookFunctions, event: RelayEvent): boolean {
+	return combiningWanted(context, event) && heldCount < burstLimits.maxHeldPerProcess;
+}
+
+/**
+ * Step 4 of the trigger's webhook(): holds a `message.received` event when combining is on and
+ * returns what webhook() returns for it, or `undefined` when the event is not held (combining
+ * off, another event type, a test event, the process-wide limit reached), and the caller emits
+ * it as usual.
+ */
+export async function combineBurst(
+	context: IWebhookFunctions,
+	event: RelayEvent,
+	item: IDataObject,
+	webhookResponse: IDataObject,
+): Promise<IWebhookResponseData | undefined> {
+	// Not for a test listener: it takes exactly one event; later ones would find no listener.
+	if (!combiningWanted(context, event)) return undefined;
+	const seconds = Number(context.getNodeParameter('options.combineWithinSeconds', 0) ?? 0);
+	const received = event as ReceivedEvent;
+	const node = context.getNode();
+	const key = [context.getWorkflow().id, node.id, received.message.channelId, received.message.chatId].join('\u0000');
+
+	if (wasCombined(key, received.message.id)) {
+		answer(context.getResponseObject() as unknown as HeldResponse, 200, {
+			received: true,
+			ignored: 'already combined into a started execution',
+		});
+		return { noWebhookResponse: true };
+	}
+	if (heldCount >= burstLimits.maxHeldPerProcess) return undefined;
+	const quietMs = Math.min(seconds, MAX_QUIET_SECONDS) * 1000;
+	const response = context.getResponseObject() as unknown as HeldResponse;
+	const outcome = await hold(key, quietMs, received, item, response);
+	if (outcome.kind === 'emit') {
+		return { webhookResponse, workflowData: [[{ json: outcome.item }], []] };
+	}
+	return { noWebhookResponse: true };
+}

@@ -1,0 +1,152 @@
+/**
+ * The AI assistant example in the real n8n 2.41.1, with n8n's own AI Agent, OpenAI Chat Model
+ * and Simple Memory: imported as a user imports it (only the credentials picked; the system
+ * message is already in it), with the OpenAI credential's Base URL pointing at a loopback
+ * stand-in for the model API, which records every request and answers deterministically.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import example from '../../examples/ai-assistant.json';
+import { sample } from '../fixtures/events';
+import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
+import {
+	api,
+	eventually,
+	finishedExecutions,
+	importExample,
+	nodeItems,
+	openAiCredential,
+	relayCredential,
+	sim,
+	simRequests,
+} from './n8nApi';
+
+const ACCOUNT = 'acct_ai';
+const SYSTEM_MESSAGE = (example.nodes.find((n) => n.name === 'AI Agent')!.parameters as { options: { systemMessage: string } })
+	.options.systemMessage;
+
+let model: OpenAiStandIn;
+let workflowId: string;
+let since: number;
+
+beforeAll(async () => {
+	model = await startOpenAiStandIn();
+	const relay = await relayCredential('Messaging Relay AI account', 'sim-key-ai');
+	const openAi = await openAiCredential('OpenAI (loopback stand-in)', model.baseUrl);
+	workflowId = await importExample(example as never, { messagingRelayApi: relay, openAiApi: openAi });
+	await api('POST', `/workflows/${workflowId}/activate`);
+});
+
+afterAll(async () => {
+	if (workflowId) await api('POST', `/workflows/${workflowId}/deactivate`).catch(() => undefined);
+	await model?.stop();
+});
+
+let counter = 0;
+function inbound(text: string, chatId: string, channelId = 'num_main') {
+	const event = sample('message.received');
+	counter += 1;
+	Object.assign(event.message, {
+		id: `wamid.ai-${counter}`,
+		chatId,
+		channelId,
+		from: `+${chatId.split('@')[0]}`,
+		text,
+		timestamp: new Date(Date.UTC(2026, 10, 20, 10, 0, counter)).toISOString(),
+	});
+	return event;
+}
+
+async function deliver(event: unknown) {
+	return (await sim('POST', '/deliver', { account: ACCOUNT, event })) as { status: number; body: string };
+}
+
+/** The messages this account sent since `from`, as the simulator received them. */
+async function sentSince(from: number) {
+	return (await simRequests(from))
+		.filter((r) => r.method === 'POST' && r.path === '/v1/messages' && r.account === ACCOUNT)
+		.map((r) => r.body as IDataObject);
+}
+
+async function waitForReplies(from: number, count: number) {
+	return await eventually(async () => {
+		const sent = await sentSince(from);
+		return sent.length >= count ? sent : undefined;
+	}, 60000);
+}
+
+describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, nothing typed but the system message', () => {
+	test('two messages of one chat: the second model request carries the first exchange; another chat starts fresh; replies go to the right chat and number, converted from Markdown', async () => {
+		since = Date.now();
+		const chatA = '4917611110001@c.us';
+		const chatB = '4917622220002@c.us';
+
+		expect((await deliver(inbound('Are you open on Sunday?', chatA))).status).toBe(200);
+		await waitForReplies(since, 1);
+		expect((await deliver(inbound('And on Saturday?', chatA))).status).toBe(200);
+		await waitForReplies(since, 2);
+		expect((await deliver(inbound('Hello, a table for two?', chatB, 'num_sales'))).status).toBe(200);
+		const sent = await waitForReplies(since, 3);
+
+		// The model saw the system message and, for the second message of chat A, the first exchange.
+		expect(model.requests).toHaveLength(3);
+		// OpenAI Chat Model 1.3 uses the Responses API by default, with the credential's key.
+		expect(model.requests.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses', '/v1/responses']);
+		expect(model.requests[0].authorization).toBe('Bearer sk-standin-not-a-real-key');
+		const [first, second, other] = model.requests.map((r) => r.messages);
+		for (const conversation of [first, second, other]) {
+			expect(conversation.find((m) => m.role === 'system' || m.role === 'developer')?.text).toContain(SYSTEM_MESSAGE);
+		}
+		const turns = (conversation: typeof first) => conversation.filter((m) => m.role === 'user' || m.role === 'assistant');
+		expect(turns(first)).toEqual([{ role: 'user', text: 'Are you open on Sunday?' }]);
+		expect(turns(second)).toEqual([
+			{ role: 'user', text: 'Are you open on Sunday?' },
+			{ role: 'assistant', text: '**Answer 1** to: Are you open on Sunday?' },
+			{ role: 'user', text: 'And on Saturday?' },
+		]);
+		expect(turns(other)).toEqual([{ role: 'user', text: 'Hello, a table for two?' }]);
+
+		// Each reply went to its chat, from the number that received the message, in WhatsApp style.
+		expect(sent).toEqual([
+			{ channelId: 'num_main', to: chatA, text: '*Answer 1* to: Are you open on Sunday?' },
+			{ channelId: 'num_main', to: chatA, text: '*Answer 2* to: And on Saturday?' },
+			{ channelId: 'num_sales', to: chatB, text: '*Answer 1* to: Hello, a table for two?' },
+		]);
+
+		const runs = await finishedExecutions(workflowId, 3);
+		expect(runs.map((e) => e.status)).toEqual(['success', 'success', 'success']);
+	});
+
+	test('a burst of three messages within the quiet time: one agent run with all three texts, one reply', async () => {
+		since = Date.now();
+		model.reset();
+		const before = (await finishedExecutions(workflowId, 0)).length;
+		const chat = '4917633330003@c.us';
+		const deliveries = [];
+		for (const text of ['hi', 'we are 4 people', 'tonight at 8?']) {
+			deliveries.push(deliver(inbound(text, chat)));
+			await sleep(400);
+		}
+		const answers = await Promise.all(deliveries);
+		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+
+		const sent = await waitForReplies(since, 1);
+		await sleep(1500); // nothing else may follow
+		expect(await sentSince(since)).toHaveLength(1);
+		expect(sent[0]).toEqual({
+			channelId: 'num_main',
+			to: chat,
+			text: '*Answer 1* to: hi\nwe are 4 people\ntonight at 8?',
+		});
+		expect(model.requests).toHaveLength(1);
+		expect(model.requests[0].messages.filter((m) => m.role === 'user')).toEqual([
+			{ role: 'user', text: 'hi\nwe are 4 people\ntonight at 8?' },
+		]);
+
+		const runs = await finishedExecutions(workflowId, before + 1);
+		expect(runs).toHaveLength(before + 1);
+		const item = nodeItems(runs[0], 'On WhatsApp message')[0];
+		expect(item).toMatchObject({ messageCount: 3, texts: ['hi', 'we are 4 people', 'tonight at 8?'], chatId: chat });
+	});
+});
