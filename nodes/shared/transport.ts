@@ -8,6 +8,8 @@ import type {
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	INode,
+	IPollFunctions,
+	ITriggerFunctions,
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
@@ -22,7 +24,12 @@ import {
 } from './retry';
 import { CREDENTIAL_NAME, type RelayScope } from './scopes';
 
-type RelayContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions;
+type RelayContext =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IPollFunctions
+	| ITriggerFunctions;
 
 export interface RelayRequest {
 	method: IHttpRequestMethods;

@@ -1,4 +1,4 @@
-import type { IExecuteFunctions, IHookFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, IPollFunctions, ITriggerFunctions } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { parseResource, unwrapObject } from './responses';
@@ -11,7 +11,7 @@ import { relayApiRequest } from './transport';
  * without a URL all mean "no webhook registered".
  */
 
-type WebhookContext = IExecuteFunctions | IHookFunctions;
+type WebhookContext = IExecuteFunctions | IHookFunctions | IPollFunctions | ITriggerFunctions;
 
 export async function readWebhook(
 	this: WebhookContext,
