@@ -2,6 +2,8 @@ import type {
 	IDataObject,
 	IHookFunctions,
 	INodeType,
+	ITriggerFunctions,
+	ITriggerResponse,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
@@ -12,6 +14,8 @@ import { CREDENTIAL_NAME } from '../shared/scopes';
 import { type FilterOptions, skipReason } from './deliveryFilters';
 import { eventItem, unknownEventItem } from './eventItem';
 import { readDelivery } from './readDelivery';
+import { startRegistrationRepair } from './registrationRepair';
+import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
 import { ALL_EVENTS, triggerProperties } from './TriggerDescription';
 import { secretMatches } from './verifySecret';
 import { checkExists, create, deleteRegistration, storedRegistration } from './webhookLifecycle';
@@ -74,6 +78,15 @@ export class MessagingRelayTrigger implements INodeType {
 		},
 	};
 
+	/**
+	 * Published: checks at an interval that the service still has this node's registration
+	 * (registrationRepair.ts). A test event: emits what webhook() received (testEventPassThrough.ts).
+	 */
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		if (this.getMode() === 'manual') return replayTestEvent.call(this);
+		return startRegistrationRepair.call(this);
+	}
+
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		// 1. Who is calling: nothing about the body is looked at before the secret matches.
 		const managedElsewhere = this.getNodeParameter('registration', 'automatic') === 'manual';
@@ -107,20 +120,20 @@ export class MessagingRelayTrigger implements INodeType {
 		// The service is answered 200 {"received":true} as soon as the workflow starts.
 		const webhookResponse = { received: true };
 		if (delivery.kind === 'valid') {
-			return { webhookResponse, workflowData: [[{ json: eventItem(delivery.event) }], []] };
+			return rememberTestEvent(this, { webhookResponse, workflowData: [[{ json: eventItem(delivery.event) }], []] });
 		}
 		if (delivery.kind === 'unknown') {
-			return { webhookResponse, workflowData: [[{ json: unknownEventItem(delivery.body) }], []] };
+			return rememberTestEvent(this, { webhookResponse, workflowData: [[{ json: unknownEventItem(delivery.body) }], []] });
 		}
 		this.logger.warn(`Messaging Relay Trigger: ${type} event does not match its schema`, {
 			problems: delivery.problems,
 		});
-		return {
+		return rememberTestEvent(this, {
 			webhookResponse,
 			workflowData: [
 				[],
 				[{ json: { type, problems: delivery.problems, event: delivery.body } }],
 			],
-		};
+		});
 	}
 }
