@@ -77,7 +77,11 @@ const calls = () => sim.requests.map((r) => `${r.method} ${r.path}`);
 beforeEach(() => sim.reset());
 
 test('published, the check runs on a cron every 5 minutes by default; the option sets it, down to 5 seconds', async () => {
-	expect((await publish()).crons).toEqual(['0 */5 * * * *']);
+	// At a random second, as n8n does for Poll Times.
+	expect((await publish()).crons).toEqual([expect.stringMatching(/^([0-9]|[1-5][0-9]) \*\/5 \* \* \* \*$/)]);
+	expect((await publish({ events: ['message.received'], options: { repairInterval: '1h' } })).crons).toEqual([
+		expect.stringMatching(/^\d+ \d+ \* \* \* \*$/),
+	]);
 	expect((await publish({ events: ['message.received'], options: { repairInterval: '5s' } })).crons).toEqual(['*/5 * * * * *']);
 	expect((await publish({ events: ['message.received'], options: { repairInterval: 'off' } })).crons).toEqual([]);
 	expect((await publish({ events: ['message.received'], registration: 'manual' })).crons).toEqual([]);

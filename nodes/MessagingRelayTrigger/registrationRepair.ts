@@ -1,5 +1,5 @@
 import type { CronExpression, INodeProperties, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, randomInt } from 'n8n-workflow';
 
 import { readWebhook } from '../shared/webhookApi';
 import { storedRegistration } from './webhookLifecycle';
@@ -25,15 +25,30 @@ import { storedRegistration } from './webhookLifecycle';
  *   workflow; the workflow stays published), once per URL, and never taken over.
  */
 
-/** Check intervals offered; each is a cron that n8n's ScheduledTaskManager accepts. */
-const INTERVALS: Record<string, CronExpression> = {
-	'5s': '*/5 * * * * *',
-	'30s': '*/30 * * * * *',
-	'1m': '0 * * * * *',
-	'5m': '0 */5 * * * *',
-	'15m': '0 */15 * * * *',
-	'1h': '0 0 * * * *',
-};
+/**
+ * The cron of each interval offered. Like n8n's own Poll Times (n8n-workflow cron.js:5-25), the
+ * minute-based ones start at a random second (and the hourly one at a random minute), so the
+ * checks of many workflows do not all fire in the same second.
+ */
+function cronFor(interval: string): CronExpression | undefined {
+	const second = randomInt(60);
+	switch (interval) {
+		case '5s':
+			return '*/5 * * * * *';
+		case '30s':
+			return '*/30 * * * * *';
+		case '1m':
+			return `${second} * * * * *`;
+		case '5m':
+			return `${second} */5 * * * *`;
+		case '15m':
+			return `${second} */15 * * * *`;
+		case '1h':
+			return `${second} ${randomInt(60)} * * * *`;
+		default:
+			return undefined;
+	}
+}
 export const DEFAULT_REPAIR_INTERVAL = '5m';
 
 /** The trigger option that sets the interval (in the trigger's Options collection). */
@@ -78,7 +93,7 @@ export async function checkRegistration(this: ITriggerFunctions): Promise<Regist
 export function startRegistrationRepair(this: ITriggerFunctions): ITriggerResponse {
 	const interval = this.getNodeParameter('options.repairInterval', DEFAULT_REPAIR_INTERVAL) as string;
 	const managedElsewhere = this.getNodeParameter('registration', 'automatic') === 'manual';
-	const expression = INTERVALS[interval];
+	const expression = cronFor(interval);
 	if (managedElsewhere || !expression) return {};
 
 	const node = this.getNode();
