@@ -51,7 +51,7 @@ describe('n8n loads the built package', () => {
 
 	test('the node types and the credential type load under the package name', () => {
 		expect(loader.packageName).toBe('n8n-nodes-messaging-relay');
-		expect(loader.types.nodes.map((n) => n.name).sort()).toEqual(['messagingRelay', 'messagingRelayTrigger']);
+		expect(loader.types.nodes.map((n) => n.name).sort()).toEqual(['messagingRelay', 'messagingRelayTrigger', 'messagingRelayWatch']);
 		expect(loader.types.credentials.map((c) => c.name)).toEqual(['messagingRelayApi']);
 	});
 
@@ -66,9 +66,20 @@ describe('n8n loads the built package', () => {
 		expect(node.codex?.alias).toEqual(expect.arrayContaining(['WhatsApp', 'SMS', 'chat']));
 	});
 
-	test('themed icons of both nodes and the credential resolve to SVG files inside dist', () => {
+	test('the Watch node is a polling trigger with n8n\'s own Poll Times and its codex', () => {
+		const node = loader.types.nodes.find((n) => n.name === 'messagingRelayWatch')!;
+		expect(node.polling).toBe(true);
+		expect(node.group).toEqual(['trigger']);
+		// n8n's DirectoryLoader puts its Poll Times in front (n8n-core nodes-loader/directory-loader.js:297).
+		expect(node.properties[0]).toMatchObject({ name: 'pollTimes', type: 'fixedCollection' });
+		expect(node.properties.filter((p) => p.name === 'pollTimes')).toHaveLength(1);
+		expect(node.codex?.categories).toEqual(['Communication']);
+		expect(node.codex?.alias).toEqual(expect.arrayContaining(['WhatsApp', 'monitor', 'webhook']));
+	});
+
+	test('themed icons of the three nodes and the credential resolve to SVG files inside dist', () => {
 		const icons = [...loader.types.nodes.map((n) => n.iconUrl), loader.types.credentials[0].iconUrl];
-		expect(icons).toHaveLength(3);
+		expect(icons).toHaveLength(4);
 		const files: string[] = [];
 		for (const icon of icons) {
 			expect(icon).toEqual({ light: expect.stringMatching(/\.svg$/), dark: expect.stringMatching(/\.dark\.svg$/) });

@@ -3,7 +3,7 @@
  * stand-in n8n, each with its own trigger, on ONE simulator account.
  */
 import { deriveShareKey, signHandoff } from '../nodes/MessagingRelayTrigger/share/signedHandoff';
-import { parseRegistration } from '../nodes/MessagingRelayTrigger/share/registeredUrl';
+import { formatRegistration, parseRegistration } from '../nodes/MessagingRelayTrigger/share/registeredUrl';
 import { sample, type SampleEventType } from './fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from './fixtures/relay-simulator';
 import { SharedN8n, type SharedWorkflow } from './helpers/sharedN8n';
@@ -189,6 +189,52 @@ describe('members that cannot take an event right now', () => {
 		w.alert.published = false;
 		expect(await deliverAll()).toEqual([200, 200, 200, 200]);
 		expect(counts(w)).toEqual({ reply: 1, alert: 0, groups: 1 });
+	});
+});
+
+describe('the registration check of a published trigger (registrationRepair.ts)', () => {
+	test('every member sees the shared registration as intact; one the list lost joins again at its repair', async () => {
+		const w = threeWorkflows();
+		for (const x of Object.values(w)) await x.publish();
+		for (const x of Object.values(w)) expect(await x.checkRegistration()).toEqual({ kind: 'intact' });
+
+		// The registration lost the auto-reply member (a race lost somewhere else).
+		const current = registration();
+		sim.webhook = {
+			...sim.webhook!,
+			url: formatRegistration(current.holderUrl, { members: current.members.filter((p) => p !== w.reply.productionPath), testMembers: [] }),
+		};
+		expect(await w.reply.checkRegistration()).toEqual({ kind: 'not listed' });
+		expect(await w.alert.checkRegistration()).toEqual({ kind: 'intact' });
+		// What n8n does with the repair's emitError: unpublish and publish again.
+		await w.reply.unpublish();
+		await w.reply.publish();
+		expect(await w.reply.checkRegistration()).toEqual({ kind: 'intact' });
+		await deliverAll();
+		expect(counts(w)).toEqual({ reply: 1, alert: 1, groups: 1 });
+	});
+
+	test('the same path behind another address (another n8n) is reported, not joined', async () => {
+		const w = threeWorkflows();
+		await w.reply.publish();
+		const elsewhere = sim.webhook!.url.replace(/^http:\/\/[^/]+/, 'https://other-n8n.example.com');
+		sim.webhook = { ...sim.webhook!, url: elsewhere };
+		expect(await w.reply.checkRegistration()).toEqual({ kind: 'elsewhere', url: elsewhere });
+	});
+
+	test('a lost registration is lost for every member; each one\'s repair joins again', async () => {
+		const w = threeWorkflows();
+		for (const x of Object.values(w)) await x.publish();
+		sim.webhook = null;
+		for (const x of Object.values(w)) expect(await x.checkRegistration()).toEqual({ kind: 'lost' });
+		// n8n republishes all three at about the same moment.
+		await Promise.all(Object.values(w).map(async (x) => {
+			await x.unpublish();
+			await x.publish();
+		}));
+		for (const x of Object.values(w)) expect(await x.checkRegistration()).toEqual({ kind: 'intact' });
+		await deliverAll();
+		expect(counts(w)).toEqual({ reply: 1, alert: 1, groups: 1 });
 	});
 });
 

@@ -22,6 +22,7 @@ describe('publishing registers this node\'s URL and keeps the secret', () => {
 			webhookUrl: harness.registeredUrl,
 			webhookSecret: sim.webhook!.secret,
 			shareKey: expect.stringMatching(/^[0-9a-f]{64}$/),
+			ownUrl: harness.productionUrl,
 		});
 		expect(await harness.lifecycle('checkExists')).toBe(true);
 	});

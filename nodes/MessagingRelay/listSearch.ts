@@ -1,7 +1,7 @@
 import type { ILoadOptionsFunctions, INodeListSearchResult } from 'n8n-workflow';
 
+import { listNumbers } from '../shared/numbersApi';
 import { describeConnection } from '../shared/schemas/number';
-import { listNumbers } from './actions/number';
 
 /**
  * "From List" for number pickers: each number shows its name, the phone it is paired with and

@@ -2,6 +2,8 @@ import type {
 	IDataObject,
 	IHookFunctions,
 	INodeType,
+	ITriggerFunctions,
+	ITriggerResponse,
 	INodeTypeDescription,
 	IWebhookFunctions,
 	IWebhookResponseData,
@@ -13,9 +15,11 @@ import { combineBurst, isCombining } from './burstMerge';
 import { type FilterOptions, skipReason } from './deliveryFilters';
 import { eventItem, unknownEventItem } from './eventItem';
 import { rawBodyText, readDelivery, type Delivery } from './readDelivery';
+import { startRegistrationRepair } from './registrationRepair';
 import { fanOut } from './share/fanOut';
 import { receiveHandoff } from './share/receiveHandoff';
 import { isHandoff } from './share/signedHandoff';
+import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
 import { triggerState } from './triggerState';
 import { ALL_EVENTS, triggerProperties } from './TriggerDescription';
 import { secretMatches } from './verifySecret';
@@ -79,6 +83,15 @@ export class MessagingRelayTrigger implements INodeType {
 		},
 	};
 
+	/**
+	 * Published: checks at an interval that the service still has this node's registration
+	 * (registrationRepair.ts). A test event: emits what webhook() received (testEventPassThrough.ts).
+	 */
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		if (this.getMode() === 'manual') return replayTestEvent.call(this);
+		return startRegistrationRepair.call(this);
+	}
+
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const isTest = this.getMode() === 'manual';
 		const state = triggerState(this);
@@ -131,7 +144,7 @@ export class MessagingRelayTrigger implements INodeType {
 
 		// 4. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
 		if (ignored) return { webhookResponse: { received: true, ignored } };
-		return await emit(this, delivery);
+		return rememberTestEvent(this, await emit(this, delivery));
 	}
 }
 

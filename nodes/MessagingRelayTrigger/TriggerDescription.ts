@@ -2,6 +2,7 @@ import type { INodeProperties } from 'n8n-workflow';
 
 import { EVENT_TYPES } from '../shared/schemas/events';
 import { MAX_QUIET_SECONDS } from './burstMerge';
+import { repairIntervalOption } from './registrationRepair';
 
 /** What each event means, in the words of the spec's catalogue (part 6.2). */
 const EVENT_DESCRIPTIONS: Record<(typeof EVENT_TYPES)[number], string> = {
@@ -131,6 +132,7 @@ export const triggerProperties: INodeProperties[] = [
 				description:
 					'Whether to take over the account\'s webhook when it points at another URL. The receiver there (another workflow or system) stops getting events.',
 			},
+			repairIntervalOption,
 		],
 	},
 ];

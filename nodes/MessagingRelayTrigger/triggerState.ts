@@ -10,6 +10,8 @@ export interface TriggerState extends IDataObject {
 	webhookSecret?: string;
 	/** Every member: the account key K derived from the API key at publish time (hex). */
 	shareKey?: string;
+	/** Every published member: its own production URL, for the registration check in trigger(). */
+	ownUrl?: string;
 	/** The holder: deliveries it answered 503 because a member could not take them yet. */
 	pending?: Record<string, PendingDelivery>;
 }

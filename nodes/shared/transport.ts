@@ -8,6 +8,8 @@ import type {
 	ILoadOptionsFunctions,
 	IN8nHttpFullResponse,
 	INode,
+	IPollFunctions,
+	ITriggerFunctions,
 	IWebhookFunctions,
 } from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
@@ -23,7 +25,13 @@ import {
 } from './retry';
 import { CREDENTIAL_NAME, type RelayScope } from './scopes';
 
-type RelayContext = IExecuteFunctions | ILoadOptionsFunctions | IHookFunctions | IWebhookFunctions;
+type RelayContext =
+	| IExecuteFunctions
+	| ILoadOptionsFunctions
+	| IHookFunctions
+	| IPollFunctions
+	| ITriggerFunctions
+	| IWebhookFunctions;
 
 export interface RelayRequest {
 	method: IHttpRequestMethods;

@@ -1,4 +1,10 @@
-import type { IExecuteFunctions, IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	IHookFunctions,
+	IPollFunctions,
+	ITriggerFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { NodeApiError } from 'n8n-workflow';
 
 import { parseResource, unwrapObject } from './responses';
@@ -11,7 +17,7 @@ import { relayApiRequest } from './transport';
  * without a URL all mean "no webhook registered".
  */
 
-type WebhookContext = IExecuteFunctions | IHookFunctions | IWebhookFunctions;
+type WebhookContext = IExecuteFunctions | IHookFunctions | IPollFunctions | ITriggerFunctions | IWebhookFunctions;
 
 export async function readWebhook(
 	this: WebhookContext,

@@ -136,6 +136,8 @@ export async function triggerWorkflow(options: {
 	webhookId: string;
 	events: string[];
 	reply?: string;
+	/** The trigger's Options collection. */
+	options?: IDataObject;
 }) {
 	const credential = await relayCredential(`${options.name} account`, options.apiKey);
 	const nodes: IDataObject[] = [
@@ -146,7 +148,7 @@ export async function triggerWorkflow(options: {
 			typeVersion: 1,
 			position: [0, 0],
 			webhookId: options.webhookId,
-			parameters: { events: options.events },
+			parameters: { events: options.events, ...(options.options ? { options: options.options } : {}) },
 			credentials: { messagingRelayApi: credential },
 		},
 	];

@@ -13,7 +13,7 @@
  * Deliveries and hand-offs are real HTTP over loopback; the trigger runs in n8n-core's
  * WebhookContext and HookContext.
  */
-import { HookContext, WebhookContext } from 'n8n-core';
+import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 import type {
 	IDataObject,
 	INode,
@@ -23,10 +23,12 @@ import type {
 	IWebhookFunctions,
 	IWorkflowExecuteAdditionalData,
 	WorkflowActivateMode,
+	ITriggerFunctions,
 } from 'n8n-workflow';
 import { sleep, Workflow } from 'n8n-workflow';
 
 import { MessagingRelayTrigger } from '../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
+import { checkRegistration } from '../../nodes/MessagingRelayTrigger/registrationRepair';
 import type { RelaySimulator } from '../fixtures/relay-simulator';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../fixtures/webhook-receiver';
 import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, relayCredentials } from './n8nRuntime';
@@ -147,6 +149,16 @@ export class SharedWorkflow {
 		} finally {
 			this.save(workflow, test);
 		}
+	}
+
+	/** One registration check as the published trigger's cron runs it (registrationRepair.ts). */
+	async checkRegistration() {
+		const workflow = this.load(false);
+		const refuse = () => {
+			throw new Error('a check neither starts nor fails executions');
+		};
+		const context = new TriggerContext(workflow, this.node, this.additionalData(), 'trigger', 'activate', refuse, refuse, refuse);
+		return await checkRegistration.call(context as unknown as ITriggerFunctions);
 	}
 
 	/** Publish (or n8n's start, activation `init`): the route exists before create runs. */

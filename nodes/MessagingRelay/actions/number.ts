@@ -1,28 +1,11 @@
-import type { IDataObject, IExecuteFunctions, ILoadOptionsFunctions } from 'n8n-workflow';
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
-import { z } from 'zod';
 
-import { asItemJson, parseResource, unwrapList, unwrapObject } from '../../shared/responses';
-import { numberSchema, type RelayNumber } from '../../shared/schemas/number';
+import { listNumbers } from '../../shared/numbersApi';
+import { asItemJson, parseResource, unwrapObject } from '../../shared/responses';
+import { numberSchema } from '../../shared/schemas/number';
 import { relayApiRequest } from '../../shared/transport';
 import { requireId } from '../../shared/validation';
-
-const numberListSchema = z.array(numberSchema);
-
-/** All numbers of the account. The spec shows no paging, so one request returns them all. */
-export async function listNumbers(
-	this: IExecuteFunctions | ILoadOptionsFunctions,
-	itemIndex?: number,
-): Promise<RelayNumber[]> {
-	const { body } = await relayApiRequest.call(this, {
-		method: 'GET',
-		path: '/v1/numbers',
-		scope: 'numbers:read',
-		itemIndex,
-	});
-	const list = unwrapList(body, ['numbers', 'data', 'items', 'results']);
-	return parseResource(this.getNode(), numberListSchema, list, 'the list of numbers', itemIndex);
-}
 
 export async function executeNumber(
 	this: IExecuteFunctions,

@@ -1,10 +1,10 @@
-import type { IHookFunctions, IN8nHttpFullResponse, IWebhookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, IN8nHttpFullResponse, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { proofFor, signHandoff, type ShareOp } from './signedHandoff';
 
-/** The contexts a trigger talks to other triggers from: activation hooks and webhook calls. */
-export type ShareContext = IHookFunctions | IWebhookFunctions;
+/** The contexts a trigger talks to other triggers from: activation hooks, webhook calls, the repair check. */
+export type ShareContext = IHookFunctions | IWebhookFunctions | ITriggerFunctions;
 
 /**
  * What another trigger's URL answered (docs/shared-webhook.md). `member` means a trigger of this

@@ -93,6 +93,7 @@ async function registerAsHolder(context: ShareContext, me: Me, membership: Membe
 	state.webhookUrl = url;
 	state.webhookSecret = secret;
 	state.shareKey = me.key;
+	if (!me.isTest) state.ownUrl = me.url;
 	return url;
 }
 
@@ -131,6 +132,7 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 export async function isRegistered(context: ShareContext, me: Me): Promise<boolean> {
 	const state = triggerState(context);
 	state.shareKey = me.key;
+	if (!me.isTest) state.ownUrl = me.url;
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	if (!current || !registration) return false;
@@ -166,6 +168,7 @@ export async function leave(context: ShareContext, me: Me): Promise<void> {
 	}
 	clearHolderState(state);
 	delete state.shareKey;
+	delete state.ownUrl;
 }
 
 /**

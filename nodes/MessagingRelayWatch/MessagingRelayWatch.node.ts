@@ -1,0 +1,104 @@
+import type {
+	IDataObject,
+	INodeExecutionData,
+	INodeType,
+	INodeTypeDescription,
+	IPollFunctions,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { listNumbers } from '../shared/numbersApi';
+import { CREDENTIAL_NAME } from '../shared/scopes';
+import { readWebhook } from '../shared/webhookApi';
+import { detectChanges } from './detectChanges';
+import { type WatchSettings, watchProperties } from './WatchDescription';
+import { classifyWebhook, type WatchState } from './watchState';
+
+function readSettings(context: IPollFunctions): WatchSettings {
+	const options = context.getNodeParameter('options', {}) as IDataObject;
+	return {
+		offlineMinutes: Number(context.getNodeParameter('offlineMinutes', 30)),
+		silenceMinutes: Number(context.getNodeParameter('silenceMinutes', 0)),
+		watchWebhook: context.getNodeParameter('watchWebhook', true) as boolean,
+		expectedWebhookUrl: String(options.expectedWebhookUrl ?? '').trim(),
+		emitAtStart: options.emitAtStart === true,
+	};
+}
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
+
+/**
+ * Which URLs count as "this n8n": the URL the user named, else any production webhook URL of
+ * this instance (n8n serves them under `<instance address>/webhook/`). Test URLs
+ * (`/webhook-test/`) do not count: a published trigger receives nothing through them.
+ */
+function urlMatchers(context: IPollFunctions, expected: string) {
+	const base = withoutTrailingSlash(context.getInstanceBaseUrl());
+	return {
+		isOurs: (url: string) =>
+			expected
+				? withoutTrailingSlash(url) === withoutTrailingSlash(expected)
+				: url.startsWith(`${base}/webhook/`),
+		isTestUrl: (url: string) => url.startsWith(`${base}/webhook-test/`),
+	};
+}
+
+export class MessagingRelayWatch implements INodeType {
+	description: INodeTypeDescription = {
+		displayName: 'Messaging Relay Watch',
+		name: 'messagingRelayWatch',
+		icon: {
+			light: 'file:../../icons/messagingRelayWatch.svg',
+			dark: 'file:../../icons/messagingRelayWatch.dark.svg',
+		},
+		group: ['trigger'],
+		version: 1,
+		subtitle: 'Watch numbers and webhook',
+		description:
+			'Polls the numbers and the webhook and starts the workflow when one changes: a number needs relinking, a phone is offline too long, the webhook is gone',
+		defaults: { name: 'Messaging Relay Watch' },
+		polling: true,
+		inputs: [],
+		outputs: [NodeConnectionTypes.Main],
+		credentials: [{ name: CREDENTIAL_NAME, required: true }],
+		properties: watchProperties,
+	};
+
+	async poll(this: IPollFunctions): Promise<INodeExecutionData[][] | null> {
+		const settings = readSettings(this);
+		const { isOurs, isTestUrl } = urlMatchers(this, settings.expectedWebhookUrl);
+
+		// Both reads first: an error (401/402/403/5xx, or a 429 that outlasts the waits) ends the
+		// poll before anything is compared, so it never turns into a false alert.
+		const numbers = await listNumbers.call(this);
+		const webhook = settings.watchWebhook
+			? classifyWebhook(await readWebhook.call(this), isOurs)
+			: undefined;
+		const seen = { numbers, webhook, now: new Date() };
+
+		if (this.getMode() === 'manual') {
+			// "Fetch Test Event" in the editor: show what would be reported now, keep no state.
+			const { changes } = detectChanges({}, seen, { ...settings, emitAtStart: true }, isTestUrl);
+			if (changes.length > 0) return [this.helpers.returnJsonArray(changes)];
+			return [
+				this.helpers.returnJsonArray([
+					{
+						change: 'none',
+						problem: false,
+						message: `No problem now: ${numbers.length} number(s) checked${webhook ? ', and the webhook points at this n8n' : ''}. Published, this node emits one item per change.`,
+					},
+				]),
+			];
+		}
+
+		const state = this.getWorkflowStaticData('node') as WatchState;
+		const { changes, next } = detectChanges(state, seen, settings, isTestUrl);
+		// Written into n8n's own static-data object, which n8n saves with the workflow whenever
+		// this poll emits (and at publishing), so a restart does not alert old news again.
+		state.watchVersion = next.watchVersion;
+		state.numbers = next.numbers;
+		state.webhook = next.webhook;
+
+		return changes.length > 0 ? [this.helpers.returnJsonArray(changes)] : null;
+	}
+}
