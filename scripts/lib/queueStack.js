@@ -186,9 +186,10 @@ function signalGroup(pid, signal) {
 	}
 }
 
-async function stopGroup(pid, { signal = 'SIGTERM', graceMs = 45_000 } = {}) {
+async function stopGroup(pid, { signal = 'SIGTERM', graceMs = 45_000, onSignalled } = {}) {
 	if (!pid) return;
 	signalGroup(pid, signal);
+	onSignalled?.();
 	const started = Date.now();
 	while (alive(pid) && Date.now() - started < graceMs) await wait(100);
 	signalGroup(pid, 'SIGKILL');
@@ -227,9 +228,13 @@ async function stopProcess(stateFile, name, options) {
 	await stopGroup(state.processes[name].pid, options);
 }
 
-/** Stops the named process and starts it again on the same folders, ports and database. */
-async function restartProcess(stateFile, name, options) {
+/**
+ * Stops the named process and starts it again on the same folders, ports and database.
+ * Options: those of stopGroup, and onStopped, called once it has exited (before the new start).
+ */
+async function restartProcess(stateFile, name, options = {}) {
 	await stopProcess(stateFile, name, options);
+	options.onStopped?.();
 	return await startProcess(stateFile, name);
 }
 

@@ -27,7 +27,10 @@ export interface ExecutionRow {
 }
 
 export declare function deployment(): Deployment;
-export declare function restart(name: string): Promise<{ before: number; after: number }>;
+export declare function restart(
+	name: string,
+	hooks?: { onSignalled?: () => void; onStopped?: () => void },
+): Promise<{ before: number; after: number; shutdownMs: number; downMs: number }>;
 export declare function memory(): Record<string, { rssMb: number; groupRssMb: number }>;
 export declare function executions(workflowIds: string[]): ExecutionRow[];
 export declare function readLog(name: string): string;
@@ -35,3 +38,5 @@ export declare function enqueuedBy(name: string): string[];
 export declare function startedBy(name: string): string[];
 export declare function bullCounts(): { wait: number; active: number; delayed: number; failed: number };
 export declare function report(name: string, data: Record<string, unknown>): void;
+export declare function finishedSince(afterId: number): number;
+export declare function lastExecutionId(): number;

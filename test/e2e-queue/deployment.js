@@ -18,11 +18,22 @@ function stateFile() {
 
 const deployment = () => loadState(stateFile());
 
-/** Stops the named n8n process with SIGTERM (as a host would) and starts it again; waits until healthy. */
-async function restart(name) {
+/**
+ * Stops the named n8n process with SIGTERM (as a host would) and starts it again; waits until
+ * healthy. `hooks.onSignalled` runs when SIGTERM is sent, `hooks.onStopped` once it has exited.
+ */
+async function restart(name, hooks = {}) {
 	const before = deployment().processes[name].pid;
-	const after = await restartProcess(stateFile(), name);
-	return { before, after };
+	const started = Date.now();
+	let stoppedAt;
+	const after = await restartProcess(stateFile(), name, {
+		onSignalled: hooks.onSignalled,
+		onStopped: () => {
+			stoppedAt = Date.now();
+			hooks.onStopped?.();
+		},
+	});
+	return { before, after, shutdownMs: stoppedAt - started, downMs: Date.now() - stoppedAt };
 }
 
 /** Resident memory of each n8n process (MiB): the n8n process and its process group (with its task runner). */
@@ -74,3 +85,21 @@ function report(name, data) {
 }
 
 module.exports = { deployment, restart, memory, executions, readLog, enqueuedBy, startedBy, bullCounts, report };
+
+/** Finished executions (any status but new/running/waiting) with an id above `afterId`. */
+function finishedSince(afterId) {
+	const [[count]] = psql(
+		stateFile(),
+		`select count(*) from execution_entity where id > ${Number(afterId)} and status not in ('new', 'running', 'waiting')`,
+	);
+	return Number(count);
+}
+
+/** The highest execution id so far (0 when none). */
+function lastExecutionId() {
+	const [[max]] = psql(stateFile(), 'select coalesce(max(id), 0) from execution_entity');
+	return Number(max);
+}
+
+module.exports.finishedSince = finishedSince;
+module.exports.lastExecutionId = lastExecutionId;
