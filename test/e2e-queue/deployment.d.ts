@@ -40,3 +40,4 @@ export declare function bullCounts(): { wait: number; active: number; delayed: n
 export declare function report(name: string, data: Record<string, unknown>): void;
 export declare function finishedSince(afterId: number): number;
 export declare function lastExecutionId(): number;
+export declare function soakSettings(): { deliveries: number; concurrency: number; timeoutMs: number };

@@ -103,3 +103,18 @@ function lastExecutionId() {
 
 module.exports.finishedSince = finishedSince;
 module.exports.lastExecutionId = lastExecutionId;
+
+/**
+ * The soak's size, from the environment: QUEUE_SOAK_DELIVERIES (5000; fewer for a quick local
+ * run), QUEUE_SOAK_CONCURRENCY (16 deliveries in flight), QUEUE_SOAK_TIMEOUT_S (1800: its upper
+ * bound in time, sending, restarts and the workers catching up).
+ */
+function soakSettings() {
+	return {
+		deliveries: Number(process.env.QUEUE_SOAK_DELIVERIES ?? 5000),
+		concurrency: Number(process.env.QUEUE_SOAK_CONCURRENCY ?? 16),
+		timeoutMs: Number(process.env.QUEUE_SOAK_TIMEOUT_S ?? 1800) * 1000,
+	};
+}
+
+module.exports.soakSettings = soakSettings;

@@ -27,15 +27,13 @@ import {
 	readLog,
 	report,
 	restart,
+	soakSettings,
 	startedBy,
 	type ExecutionRow,
 } from './deployment';
 
 const info = deployment();
-const SOAK_DELIVERIES = Number(process.env.QUEUE_SOAK_DELIVERIES ?? 5000);
-const SOAK_CONCURRENCY = Number(process.env.QUEUE_SOAK_CONCURRENCY ?? 16);
-/** The soak's upper bound in time: sending, restarts and the workers catching up. */
-const SOAK_TIMEOUT_MS = Number(process.env.QUEUE_SOAK_TIMEOUT_S ?? 1800) * 1000;
+const { deliveries: SOAK_DELIVERIES, concurrency: SOAK_CONCURRENCY, timeoutMs: SOAK_TIMEOUT_MS } = soakSettings();
 
 type Event = IDataObject & { type: string; deliveryId: string };
 
@@ -375,6 +373,6 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			expect(restarts.every((r) => r.after !== r.before)).toBe(true);
 			expect(refusedThenAccepted.length).toBeGreaterThan(0);
 		},
-		Number(process.env.QUEUE_SOAK_TIMEOUT_S ?? 1800) * 1000 + 120_000,
+		SOAK_TIMEOUT_MS + 120_000,
 	);
 });
