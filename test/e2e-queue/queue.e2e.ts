@@ -192,6 +192,25 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		expect(enqueuedBy('webhook').length - enqueuedBefore).toBe(1);
 	});
 
+	test('a body that is not an event runs nothing: n8n answers malformed JSON with 422 itself, the trigger answers 400', async () => {
+		const before = lastExecutionId();
+		const { url, secret } = (await registeredWebhooks()).acct_main!;
+		const post = async (contentType: string, body: string) =>
+			await fetch(url, { method: 'POST', headers: { 'content-type': contentType, 'x-service-secret': secret }, body });
+		// A version-1 start node's JSON body is parsed by n8n before the node runs
+		// (docs/per-delivery-findings.md, section 5): a parse error never reaches the trigger.
+		const malformedJson = await post('application/json', '{"type": "message.received", ');
+		expect(malformedJson.status).toBe(422);
+		// The same bytes as text reach the trigger, which says what is wrong.
+		const malformedText = await post('text/plain', '{"type": "message.received", ');
+		expect(malformedText.status).toBe(400);
+		expect(await malformedText.text()).toContain('not valid JSON');
+		const noType = await post('application/json', '{"message": {}}');
+		expect(noType.status).toBe(400);
+		await sleep(1500);
+		expect(lastExecutionId()).toBe(before);
+	});
+
 	test(
 		`soak: ${SOAK_DELIVERIES} mixed deliveries, 10% bad secrets, one worker and the webhook process restarted: nothing lost, nothing twice`,
 		async () => {
