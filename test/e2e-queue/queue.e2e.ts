@@ -247,7 +247,15 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			// deliveries past a restart's point wait until it has begun, so the worker goes down
 			// while events keep coming, and the webhook process is gone (its port closed) when
 			// the next deliveries are sent: they are refused and must be retried.
-			const restarts: Array<{ process: string; atDelivery: number; shutdownMs: number; downMs: number; before: number; after: number }> = [];
+			const restarts: Array<{
+				process: string;
+				atDelivery: number;
+				memoryBeforeMb: { rssMb: number; groupRssMb: number };
+				shutdownMs: number;
+				downMs: number;
+				before: number;
+				after: number;
+			}> = [];
 			const plan = [
 				{ process: 'worker1', atDelivery: Math.floor(SOAK_DELIVERIES / 3), gateOn: 'signalled' as const },
 				{ process: 'webhook', atDelivery: Math.floor((2 * SOAK_DELIVERIES) / 3), gateOn: 'stopped' as const },
@@ -259,11 +267,12 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			const restartChain = (async () => {
 				for (const step of plan) {
 					while (next < step.atDelivery) await sleep(50);
+					const memoryBeforeMb = memory()[step.process];
 					const result = await restart(step.process, {
 						onSignalled: () => step.gateOn === 'signalled' && step.open(),
 						onStopped: () => step.open(),
 					});
-					restarts.push({ process: step.process, atDelivery: step.atDelivery, ...result });
+					restarts.push({ process: step.process, atDelivery: step.atDelivery, memoryBeforeMb, ...result });
 				}
 			})();
 			restartChain.catch(() => plan.forEach((step) => step.open()));
