@@ -296,4 +296,16 @@ async function startStack(options = {}) {
 	};
 }
 
-module.exports = { startStack, startN8n, N8nClient, waitFor, OWNER, repoRoot };
+module.exports = {
+	startStack,
+	startN8n,
+	startSimulator,
+	buildAndPack,
+	installIntoUserFolder,
+	n8nEnvironment,
+	readExample,
+	N8nClient,
+	waitFor,
+	OWNER,
+	repoRoot,
+};

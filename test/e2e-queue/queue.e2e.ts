@@ -1,0 +1,406 @@
+/**
+ * n8n in queue mode, for real: Postgres, Redis, n8n main, one `n8n webhook` process and two
+ * `n8n worker`s (globalSetup.js). Publishing registers the webhook process's URL; deliveries
+ * are verified by the trigger there, enqueued, and run on the workers; a bad secret gets 401 and
+ * runs nothing. The soak sends mixed deliveries (10% with a bad secret) through a sender that
+ * retries like a delivery service, restarts one worker and the webhook process while it runs,
+ * and checks that every accepted delivery ran exactly once in each workflow that selected it.
+ *
+ * Today each example workflow has its own simulator account (one account has one webhook):
+ * `targets` below says which account's webhook gets which events and which workflows listen
+ * there. When several workflows can share one account, `targets` becomes one entry with both
+ * workflows, and everything else stays as it is.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { sample, sampleEventTypes } from '../fixtures/events';
+import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
+import {
+	bullCounts,
+	deployment,
+	enqueuedBy,
+	executions,
+	finishedSince,
+	lastExecutionId,
+	memory,
+	readLog,
+	report,
+	restart,
+	soakSettings,
+	startedBy,
+	type ExecutionRow,
+} from './deployment';
+
+const info = deployment();
+const { deliveries: SOAK_DELIVERIES, concurrency: SOAK_CONCURRENCY, timeoutMs: SOAK_TIMEOUT_MS } = soakSettings();
+
+type Event = IDataObject & { type: string; deliveryId: string };
+
+interface Workflow {
+	name: string;
+	id: string;
+	/** Whether this workflow's trigger starts a run for the event (its Events and Options). */
+	selects: (event: Event) => boolean;
+}
+
+interface Target {
+	account: string;
+	workflows: Workflow[];
+	/** Which events the suite sends to this account's webhook. */
+	receives: (event: Event) => boolean;
+}
+
+const autoReply: Workflow = {
+	name: 'auto-reply',
+	id: info.workflows.autoReply.id,
+	// Events: message.received; Chats: only direct messages (examples/auto-reply.json).
+	selects: (event) => event.type === 'message.received' && ((event.message as IDataObject).group ?? null) === null,
+};
+const disconnectAlert: Workflow = {
+	name: 'disconnect-alert',
+	id: info.workflows.disconnectAlert.id,
+	// Events: number.disconnected (examples/disconnect-alert.json).
+	selects: (event) => event.type === 'number.disconnected',
+};
+const workflows = [autoReply, disconnectAlert];
+
+const targets: Target[] = [
+	{ account: 'acct_main', workflows: [autoReply], receives: (event) => !event.type.startsWith('number.') },
+	{ account: 'acct_ops', workflows: [disconnectAlert], receives: (event) => event.type.startsWith('number.') },
+];
+const targetFor = (event: Event) => targets.find((t) => t.receives(event)) as Target;
+
+async function simCall(method: string, path: string, body?: unknown): Promise<IDataObject> {
+	const response = await fetch(`${info.simUrl}/__sim${path}`, {
+		method,
+		headers: { 'content-type': 'application/json' },
+		body: body === undefined ? undefined : JSON.stringify(body),
+	});
+	return (await response.json()) as IDataObject;
+}
+
+async function registeredWebhooks() {
+	return (await simCall('GET', '/webhooks')) as unknown as Record<string, { url: string; secret: string } | null>;
+}
+
+/** n8n's public API, paged: how many executions a workflow has (the database is read separately). */
+async function executionCountViaApi(workflowId: string): Promise<number> {
+	let count = 0;
+	let cursor: string | undefined;
+	do {
+		const response = await fetch(
+			`${info.mainUrl}/api/v1/executions?workflowId=${workflowId}&limit=250${cursor ? `&cursor=${cursor}` : ''}`,
+			{ headers: { 'X-N8N-API-KEY': info.apiKey } },
+		);
+		const page = (await response.json()) as { data: unknown[]; nextCursor?: string | null };
+		count += page.data.length;
+		cursor = page.nextCursor ?? undefined;
+	} while (cursor);
+	return count;
+}
+
+async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+	const started = Date.now();
+	for (;;) {
+		const value = await check();
+		if (value) return value;
+		if (Date.now() - started > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+		await sleep(500);
+	}
+}
+
+function event(type: string, deliveryId: string, change?: (e: Event) => void): Event {
+	const body = { ...(sample(type as (typeof sampleEventTypes)[number]) as IDataObject), deliveryId } as Event;
+	change?.(body);
+	return body;
+}
+
+function groupMessage(deliveryId: string) {
+	return event('message.received', deliveryId, (e) => {
+		(e.message as IDataObject).group = { id: '120363025551234567@g.us', name: 'Team' };
+		(e.message as IDataObject).chatId = '120363025551234567@g.us';
+	});
+}
+
+const executionsOf = (rows: ExecutionRow[], deliveryId: string) => rows.filter((r) => r.deliveryId === deliveryId);
+
+describe('n8n queue mode: main, one webhook process, two workers', () => {
+	test('publishing registered each account webhook at the webhook process, not at main', async () => {
+		const webhooks = await registeredWebhooks();
+		expect(webhooks.acct_main?.url).toBe(`${info.webhookUrl}/webhook/5b0a3a7e-2f0c-4c1e-8d6a-1f2e3d4c5b01/webhook`);
+		expect(webhooks.acct_ops?.url).toBe(`${info.webhookUrl}/webhook/6c1b4b8f-3a1d-4d2f-9e7b-2a3f4e5d6c02/webhook`);
+		// Main answers no production webhook here (N8N_DISABLE_PRODUCTION_MAIN_PROCESS): a
+		// delivery there would be lost, so the registration must not point there.
+		const atMain = await fetch(webhooks.acct_main!.url.replace(info.webhookUrl, info.mainUrl), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-service-secret': webhooks.acct_main!.secret },
+			body: JSON.stringify(event('message.received', 'qd-9000000')),
+		});
+		expect(atMain.status).toBe(404);
+		expect(executions([autoReply.id]).filter((r) => r.deliveryId === 'qd-9000000')).toEqual([]);
+	});
+
+	test('a delivery is verified by the webhook process, enqueued, and run by a worker', async () => {
+		const before = lastExecutionId();
+		const messagesBefore = ((await simCall('GET', '/state')).messages as unknown[]).length;
+		const reply = await simCall('POST', '/deliver', { account: 'acct_main', event: event('message.received', 'qd-9000001') });
+		expect(reply.status).toBe(200);
+		const alert = await simCall('POST', '/deliver', { account: 'acct_ops', event: event('number.disconnected', 'qd-9000002') });
+		expect(alert.status).toBe(200);
+
+		const rows = await eventually('both runs to finish', () => {
+			const list = executions(workflows.map((w) => w.id)).filter((r) => Number(r.id) > before);
+			return list.length >= 2 && list.every((r) => r.status === 'success') ? list : undefined;
+		});
+		expect(rows.map((r) => [r.workflowId, r.deliveryId])).toEqual([
+			[autoReply.id, 'qd-9000001'],
+			[disconnectAlert.id, 'qd-9000002'],
+		]);
+		// n8n's own log lines say where each ran: enqueued by the webhook process, started by
+		// exactly one worker, and main did neither.
+		const started = [...startedBy('worker1'), ...startedBy('worker2')];
+		for (const row of rows) {
+			expect(enqueuedBy('webhook')).toContain(row.id);
+			expect(started.filter((id) => id === row.id)).toHaveLength(1);
+			expect(readLog('main')).not.toMatch(new RegExp(`(Enqueued|started) execution ${row.id} \\(job`));
+		}
+		// The runs did their work: the reply and the alert reached the service.
+		const messages = (await simCall('GET', '/state')).messages as IDataObject[];
+		expect(messages.slice(messagesBefore).map((m) => [m.account, m.channelId])).toEqual(
+			expect.arrayContaining([
+				['acct_main', 'num_main'],
+				['acct_ops', 'num_sales'],
+			]),
+		);
+	});
+
+	test('a bad secret gets 401 from the webhook process and nothing is enqueued or run', async () => {
+		const before = lastExecutionId();
+		const enqueuedBefore = enqueuedBy('webhook').length;
+		const bad = await simCall('POST', '/deliver', { account: 'acct_main', secret: 'whsec_wrong', event: event('message.received', 'qd-9000003') });
+		expect(bad.status).toBe(401);
+		const missing = await simCall('POST', '/deliver', { account: 'acct_main', secret: null, event: event('message.received', 'qd-9000004') });
+		expect(missing.status).toBe(401);
+		// A good one after them: once it has run, the bad ones would have run too.
+		const good = await simCall('POST', '/deliver', { account: 'acct_main', event: event('message.received', 'qd-9000005') });
+		expect(good.status).toBe(200);
+		await eventually('the good delivery to run', () => finishedSince(before) >= 1);
+		await sleep(1000);
+		const rows = executions([autoReply.id]).filter((r) => Number(r.id) > before);
+		expect(rows.map((r) => r.deliveryId)).toEqual(['qd-9000005']);
+		expect(enqueuedBy('webhook').length - enqueuedBefore).toBe(1);
+	});
+
+	test('a body that is not an event runs nothing: n8n answers malformed JSON with 422 itself, the trigger answers 400', async () => {
+		const before = lastExecutionId();
+		const { url, secret } = (await registeredWebhooks()).acct_main!;
+		const post = async (contentType: string, body: string) =>
+			await fetch(url, { method: 'POST', headers: { 'content-type': contentType, 'x-service-secret': secret }, body });
+		// A version-1 start node's JSON body is parsed by n8n before the node runs
+		// (docs/per-delivery-findings.md, section 5): a parse error never reaches the trigger.
+		const malformedJson = await post('application/json', '{"type": "message.received", ');
+		expect(malformedJson.status).toBe(422);
+		// The same bytes as text reach the trigger, which says what is wrong.
+		const malformedText = await post('text/plain', '{"type": "message.received", ');
+		expect(malformedText.status).toBe(400);
+		expect(await malformedText.text()).toContain('not valid JSON');
+		const noType = await post('application/json', '{"message": {}}');
+		expect(noType.status).toBe(400);
+		await sleep(1500);
+		expect(lastExecutionId()).toBe(before);
+	});
+
+	test(
+		`soak: ${SOAK_DELIVERIES} mixed deliveries, 10% bad secrets, one worker and the webhook process restarted: nothing lost, nothing twice`,
+		async () => {
+			const soakStarted = Date.now();
+			const webhooks = await registeredWebhooks();
+			const before = lastExecutionId();
+			const enqueuedBefore = new Set(enqueuedBy('webhook'));
+
+			// The mix: 3/8 direct messages (auto-reply runs), 1/8 group messages (filtered out),
+			// 1/4 disconnects (alert runs), 1/4 every one of the 16 types in turn.
+			const deliveries = Array.from({ length: SOAK_DELIVERIES }, (_, i) => {
+				const id = `qd-${i}`;
+				let body: Event;
+				if (i % 8 === 1) body = groupMessage(id);
+				else if (i % 4 <= 1) body = event('message.received', id);
+				else if (i % 4 === 2) body = event('number.disconnected', id);
+				else body = event(sampleEventTypes[(i >> 2) % sampleEventTypes.length], id);
+				const target = targetFor(body);
+				const webhook = webhooks[target.account]!;
+				const good = i % 10 !== 7;
+				return {
+					id,
+					body,
+					good,
+					target,
+					url: webhook.url,
+					secret: good ? webhook.secret : `${webhook.secret.slice(0, -1)}x`,
+					result: undefined as DeliveryResult | undefined,
+				};
+			});
+
+			const memoryStart = memory();
+			// The restarts happen in the middle of the sending, whatever the machine's speed:
+			// deliveries past a restart's point wait until it has begun, so the worker goes down
+			// while events keep coming, and the webhook process is gone (its port closed) when
+			// the next deliveries are sent: they are refused and must be retried.
+			const restarts: Array<{
+				process: string;
+				atDelivery: number;
+				memoryBeforeMb: { rssMb: number; groupRssMb: number };
+				shutdownMs: number;
+				downMs: number;
+				before: number;
+				after: number;
+			}> = [];
+			const plan = [
+				{ process: 'worker1', atDelivery: Math.floor(SOAK_DELIVERIES / 3), gateOn: 'signalled' as const },
+				{ process: 'webhook', atDelivery: Math.floor((2 * SOAK_DELIVERIES) / 3), gateOn: 'stopped' as const },
+			].map((step) => {
+				let open!: () => void;
+				return { ...step, gate: new Promise<void>((resolve) => (open = resolve)), open: () => open() };
+			});
+			let next = 0;
+			const restartChain = (async () => {
+				for (const step of plan) {
+					while (next < step.atDelivery) await sleep(50);
+					const memoryBeforeMb = memory()[step.process];
+					const result = await restart(step.process, {
+						onSignalled: () => step.gateOn === 'signalled' && step.open(),
+						onStopped: () => step.open(),
+					});
+					restarts.push({ process: step.process, atDelivery: step.atDelivery, memoryBeforeMb, ...result });
+				}
+			})();
+			restartChain.catch(() => plan.forEach((step) => step.open()));
+
+			const sendingStarted = Date.now();
+			await Promise.all(
+				Array.from({ length: SOAK_CONCURRENCY }, async () => {
+					while (next < deliveries.length) {
+						const index = next++;
+						const delivery = deliveries[index];
+						for (const step of plan) if (index >= step.atDelivery) await step.gate;
+						delivery.result = await deliverWithRetries(delivery.url, JSON.stringify(delivery.body), delivery.secret, {
+							deadlineMs: 240_000,
+						});
+						if (Date.now() - soakStarted > SOAK_TIMEOUT_MS) throw new Error('soak took longer than QUEUE_SOAK_TIMEOUT_S');
+					}
+				}),
+			);
+			const sendingSeconds = (Date.now() - sendingStarted) / 1000;
+			await restartChain;
+
+			// What each delivery should have started: one run in each listening workflow that selects it.
+			const expected = new Map<string, string[]>(workflows.map((w) => [w.id, []]));
+			for (const d of deliveries) {
+				if (!d.good || d.result?.status !== 200) continue;
+				for (const w of d.target.workflows) if (w.selects(d.body)) expected.get(w.id)!.push(d.id);
+			}
+			const expectedRuns = [...expected.values()].reduce((n, ids) => n + ids.length, 0);
+
+			await eventually(
+				'the workers to finish every accepted delivery',
+				() => {
+					const queue = bullCounts();
+					return finishedSince(before) >= expectedRuns && queue.wait === 0 && queue.active === 0;
+				},
+				Math.max(60_000, SOAK_TIMEOUT_MS - (Date.now() - soakStarted)),
+			);
+			const processingSeconds = (Date.now() - sendingStarted) / 1000;
+			// A duplicate would come later than the rest: give it the time to show up.
+			await sleep(3000);
+			const memoryEnd = memory();
+			const rows = executions(workflows.map((w) => w.id)).filter((r) => Number(r.id) > before);
+
+			const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
+			const refusedThenAccepted = deliveries.filter(
+				(d) => d.result?.status === 200 && d.result.attempts.some((a) => a.outcome === 'refused' || (a.outcome === 'status' && a.status! >= 500)),
+			);
+			const ambiguousThenRetried = deliveries.filter(
+				(d) => d.result!.attempts.length > 1 && d.result!.attempts.some((a) => a.outcome === 'dropped' || a.outcome === 'timeout'),
+			);
+			const perWorkflow = Object.fromEntries(
+				workflows.map((w) => {
+					const runs = rows.filter((r) => r.workflowId === w.id);
+					const ids = runs.map((r) => r.deliveryId);
+					return [
+						w.name,
+						{
+							expected: expected.get(w.id)!.length,
+							runs: runs.length,
+							lost: expected.get(w.id)!.filter((id) => !ids.includes(id)).length,
+							duplicates: ids.length - new Set(ids).size,
+						},
+					];
+				}),
+			);
+			const started = [...startedBy('worker1'), ...startedBy('worker2')];
+			const runIds = new Set(rows.map((r) => r.id));
+			const startedHere = started.filter((id) => runIds.has(id));
+			const figures = {
+				deliveries: SOAK_DELIVERIES,
+				badSecret: deliveries.filter((d) => !d.good).length,
+				concurrency: SOAK_CONCURRENCY,
+				sendingSeconds: Math.round(sendingSeconds * 10) / 10,
+				deliveriesPerSecond: Math.round((SOAK_DELIVERIES / sendingSeconds) * 10) / 10,
+				allRunsFinishedSeconds: Math.round(processingSeconds * 10) / 10,
+				runs: rows.length,
+				runsPerSecond: Math.round((rows.length / processingSeconds) * 10) / 10,
+				perWorkflow,
+				lost: Object.values(perWorkflow).reduce((n, w) => n + w.lost, 0),
+				duplicates: Object.values(perWorkflow).reduce((n, w) => n + w.duplicates, 0),
+				runsByWorker: {
+					worker1: startedBy('worker1').filter((id) => runIds.has(id)).length,
+					worker2: startedBy('worker2').filter((id) => runIds.has(id)).length,
+				},
+				attempts: {
+					total: attempts.length,
+					refused: attempts.filter((a) => a.outcome === 'refused').length,
+					dropped: attempts.filter((a) => a.outcome === 'dropped').length,
+					timeout: attempts.filter((a) => a.outcome === 'timeout').length,
+					status5xx: attempts.filter((a) => a.outcome === 'status' && a.status! >= 500).length,
+					status404: attempts.filter((a) => a.status === 404).length,
+				},
+				refusedThenAccepted: refusedThenAccepted.length,
+				droppedOrTimedOutThenRetried: ambiguousThenRetried.map((d) => ({ id: d.id, attempts: d.result!.attempts })),
+				restarts,
+				memoryStartMb: memoryStart,
+				memoryEndMb: memoryEnd,
+				suiteSoakSeconds: Math.round((Date.now() - soakStarted) / 100) / 10,
+			};
+			report('queue-soak', figures);
+
+			// Every good delivery was accepted, every bad one refused with 401 (after retries, if
+			// it met a process that was down).
+			expect(deliveries.filter((d) => d.good && d.result?.status !== 200).map((d) => [d.id, d.result])).toEqual([]);
+			expect(deliveries.filter((d) => !d.good && d.result?.status !== 401).map((d) => [d.id, d.result])).toEqual([]);
+			// Exactly once in each workflow that selected it; nothing else ran.
+			for (const w of workflows) {
+				const ids = rows.filter((r) => r.workflowId === w.id).map((r) => r.deliveryId ?? `no deliveryId (execution ${r.id})`);
+				expect([...ids].sort()).toEqual([...expected.get(w.id)!].sort());
+				expect(await executionCountViaApi(w.id)).toBe(executions([w.id]).length);
+			}
+			expect(rows.filter((r) => r.status !== 'success').map((r) => [r.id, r.status])).toEqual([]);
+			for (const d of deliveries.filter((x) => !x.good)) expect(executionsOf(rows, d.id)).toEqual([]);
+			// Run on the workers, each run once: every run was enqueued by the webhook process
+			// and started by exactly one worker (a worker's log keeps both of its lives).
+			const enqueued = enqueuedBy('webhook').filter((id) => !enqueuedBefore.has(id));
+			expect([...runIds].filter((id) => !enqueued.includes(id))).toEqual([]);
+			expect(startedHere.length).toBe(runIds.size);
+			expect(new Set(startedHere).size).toBe(runIds.size);
+			expect(figures.runsByWorker.worker1).toBeGreaterThan(0);
+			expect(figures.runsByWorker.worker2).toBeGreaterThan(0);
+			expect(bullCounts()).toEqual({ wait: 0, active: 0, delayed: 0, failed: 0 });
+			// Both restarts happened during the soak, and the webhook process's downtime was met
+			// by refused deliveries that the sender's retry got accepted, each run once (above).
+			expect(restarts.map((r) => r.process)).toEqual(['worker1', 'webhook']);
+			expect(restarts.every((r) => r.after !== r.before)).toBe(true);
+			expect(refusedThenAccepted.length).toBeGreaterThan(0);
+		},
+		SOAK_TIMEOUT_MS + 120_000,
+	);
+});
