@@ -2,7 +2,7 @@
 /**
  * Makes the running relay simulator deliver a sample event to the registered webhook, with
  * the secret, like the service does:
- *   npm run deliver -- message.received [--account acct_ops] [--secret wrong]
+ *   npm run deliver -- message.received|number.disconnected|… [--account acct_main] [--secret wrong]
  */
 const args = process.argv.slice(2);
 const type = args.find((a) => !a.startsWith('--')) ?? 'message.received';

@@ -47,7 +47,8 @@ async function main() {
 			'',
 			'Deliver a sample inbound message (the auto-reply workflow answers it through the simulator):',
 			`  npm run deliver -- message.received`,
-			'Other events: npm run deliver -- number.disconnected --account acct_ops   (the alert workflow)',
+			'A disconnected number (the alert workflow, a trigger of its own on the same account):',
+			'  npm run deliver -- number.disconnected',
 		);
 	} else {
 		lines.push('', 'Using your account: its webhook now points at this n8n, which must be reachable over public HTTPS.');

@@ -29,7 +29,7 @@ export const ALL_EVENTS = '*';
 export const triggerProperties: INodeProperties[] = [
 	{
 		displayName:
-			'A Messaging Relay account has exactly one webhook. Publishing this workflow points it at this node; "Listen for test event" points it at this node\'s test URL instead, so a published version stops receiving events until it is published again.',
+			'Several workflows can each have a trigger on the same account: use the same Messaging Relay credential and each one receives the events it selects. The account\'s one webhook is shared between them automatically, and "Listen for test event" does not take events away from published workflows.',
 		name: 'oneWebhookNotice',
 		type: 'notice',
 		default: '',

@@ -251,17 +251,10 @@ async function startStack(options = {}) {
 		say('importing and publishing the example workflows');
 		workflows.autoReply = await client.importWorkflow(readExample('auto-reply.json'), credentials.main);
 		await client.publish(workflows.autoReply.id);
-		if (!options.account) {
-			// One account has one webhook, so a second trigger workflow needs a second account:
-			// the simulator's acct_ops. On a single real account, combine both in one trigger.
-			credentials.ops = await client.createCredential('Messaging Relay ops account', {
-				baseUrl: simUrl,
-				apiKey: 'sim-key-ops',
-				authHeader: 'xApiKey',
-			});
-			workflows.disconnectAlert = await client.importWorkflow(readExample('disconnect-alert.json'), credentials.ops);
-			await client.publish(workflows.disconnectAlert.id);
-		}
+		// Both triggers on the same account and credential: they share its one webhook
+		// (docs/shared-webhook.md), each receives the events it selects.
+		workflows.disconnectAlert = await client.importWorkflow(readExample('disconnect-alert.json'), credentials.main);
+		await client.publish(workflows.disconnectAlert.id);
 	}
 
 	let stopped = false;

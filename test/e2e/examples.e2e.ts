@@ -33,13 +33,13 @@ describe('the example workflows, published by the main job', () => {
 		expect(after.length).toBe(before);
 	});
 
-	test('disconnect alert: number.disconnected sends the operator a message; phone_offline does not', async () => {
+	test('disconnect alert, a second trigger on the same account: number.disconnected sends the operator a message; phone_offline does not', async () => {
 		const before = (await messages()).length;
-		await sim('POST', '/deliver', { type: 'number.phone_offline', account: 'acct_ops' });
-		await sim('POST', '/deliver', { type: 'number.disconnected', account: 'acct_ops' });
-		const alert = await eventually(async () => (await messages()).slice(before).find((m) => m.account === 'acct_ops'));
+		await sim('POST', '/deliver', { type: 'number.phone_offline', account: 'acct_main' });
+		await sim('POST', '/deliver', { type: 'number.disconnected', account: 'acct_main' });
+		const alert = await eventually(async () => (await messages()).slice(before).find((m) => m.account === 'acct_main' && m.to === '+4917600000099'));
 		expect(alert).toMatchObject({ channelId: 'num_sales', to: '+4917600000099' });
 		expect(alert.text).toBe('Number Support line (+4915112345678) lost its link: SESSION_EXPIRED. Relink it in the dashboard.');
-		expect((await messages()).slice(before).filter((m) => m.account === 'acct_ops')).toHaveLength(1);
+		expect((await messages()).slice(before).filter((m) => m.account === 'acct_main' && m.to === '+4917600000099')).toHaveLength(1);
 	});
 });
