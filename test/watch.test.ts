@@ -207,6 +207,21 @@ describe('each change is emitted once, with before, after and a sentence', () =>
 		expect(await harness.poll()).toBeNull();
 	});
 
+	test('a shared registration counts as ours through its holder or a production member, not a test holder alone', async () => {
+		const harness = watch({ options: { expectedWebhookUrl: OUR_URL } });
+		await harness.publish();
+		const path = new URL(OUR_URL).pathname;
+		const testHolder = `${N8N_BASE}/webhook-test/listener/webhook?relay-share=v1&holder-test=1`;
+		// A test listener holds it and lists the published trigger as a member: events still reach it.
+		sim.webhook = { url: `${testHolder}&member=${encodeURIComponent(path)}`, active: true, secret: 'x' };
+		expect(await harness.poll()).toBeNull();
+		// The same without the member: nothing reaches the published trigger.
+		sim.webhook = { url: testHolder, active: true, secret: 'x' };
+		expect(kinds(await harness.poll())).toEqual(['webhook.moved']);
+		sim.webhook = { url: `${OUR_URL}?relay-share=v1&member=/webhook/other/webhook`, active: true, secret: 'x' };
+		expect(kinds(await harness.poll())).toEqual(['webhook.restored']);
+	});
+
 	test('an Expected Webhook URL makes another URL of this n8n count as elsewhere', async () => {
 		const harness = watch({ options: { expectedWebhookUrl: OUR_URL } });
 		await harness.publish();

@@ -13,6 +13,7 @@ import { readWebhook } from '../shared/webhookApi';
 import { detectChanges } from './detectChanges';
 import { type WatchSettings, watchProperties } from './WatchDescription';
 import { classifyWebhook, type WatchState } from './watchState';
+import { parseRegistration } from '../MessagingRelayTrigger/share/registeredUrl';
 
 function readSettings(context: IPollFunctions): WatchSettings {
 	const options = context.getNodeParameter('options', {}) as IDataObject;
@@ -30,15 +31,22 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 /**
  * Which URLs count as "this n8n": the URL the user named, else any production webhook URL of
  * this instance (n8n serves them under `<instance address>/webhook/`). Test URLs
- * (`/webhook-test/`) do not count: a published trigger receives nothing through them.
+ * (`/webhook-test/`) do not count: a published trigger receives nothing through them. A shared
+ * registration (docs/shared-webhook.md) counts when its holder or one of its production members
+ * does: the holder forwards to every member, so events reach them even while a test listener holds it.
  */
 function urlMatchers(context: IPollFunctions, expected: string) {
 	const base = withoutTrailingSlash(context.getInstanceBaseUrl());
+	const matches = (url: string) =>
+		expected ? withoutTrailingSlash(url) === withoutTrailingSlash(expected) : url.startsWith(`${base}/webhook/`);
+	const receivers = (url: string): string[] => {
+		const registration = parseRegistration(url);
+		if (!registration?.shared) return [url];
+		const holder = registration.holderTest ? [] : [registration.holderUrl];
+		return [...holder, ...registration.members.map((path) => `${registration.origin}${path}`)];
+	};
 	return {
-		isOurs: (url: string) =>
-			expected
-				? withoutTrailingSlash(url) === withoutTrailingSlash(expected)
-				: url.startsWith(`${base}/webhook/`),
+		isOurs: (url: string) => receivers(url).some(matches),
 		isTestUrl: (url: string) => url.startsWith(`${base}/webhook-test/`),
 	};
 }

@@ -176,6 +176,8 @@ export async function triggerWorkflow(options: {
 
 /** The production webhook URL n8n gives a trigger node. */
 export const productionUrl = (webhookId: string) => `${info.n8nUrl}/webhook/${webhookId}/webhook`;
+/** What a lone trigger registers: its production URL marked as a shared registration (docs/shared-webhook.md). */
+export const registeredUrl = (webhookId: string) => `${productionUrl(webhookId)}?relay-share=v1`;
 
 /** An OpenAI credential whose Base URL points at the loopback stand-in for the model API. */
 export async function openAiCredential(name: string, baseUrl: string) {

@@ -7,7 +7,7 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { api, eventually, executions, finishedExecutions, productionUrl, relayCredential, sim, simRequests } from './n8nApi';
+import { api, eventually, executions, finishedExecutions, relayCredential, sim, simRequests, registeredUrl } from './n8nApi';
 import { report } from './stack';
 
 const ACCOUNT = 'acct_repair';
@@ -47,7 +47,7 @@ afterAll(async () => {
 });
 
 test('while the registration stands, the trigger only looks: GET /v1/webhook every 5 s, no PUT', async () => {
-	expect((await webhookOf())?.url).toBe(productionUrl(WEBHOOK_ID));
+	expect((await webhookOf())?.url).toBe(registeredUrl(WEBHOOK_ID));
 	const since = Date.now();
 	await sleep(11_000);
 	const calls = (await simRequests(since)).filter((r) => r.account === ACCOUNT).map((r) => `${r.method} ${r.path}`);
@@ -63,7 +63,7 @@ test('a webhook the service forgot is registered again within the check interval
 	const forgotAt = Date.now();
 	const restored = await eventually(async () => {
 		const webhook = await webhookOf();
-		return webhook?.url === productionUrl(WEBHOOK_ID) ? webhook : undefined;
+		return webhook?.url === registeredUrl(WEBHOOK_ID) ? webhook : undefined;
 	}, 30_000);
 	const lostForMs = Date.now() - forgotAt;
 
@@ -107,6 +107,6 @@ test('a webhook pointed elsewhere is reported once as a failed execution and not
 	expect((await executions(workflowId)).length).toBe(before + 1);
 	// Still published: once the webhook is back (here set by hand), deliveries run again.
 	await sim('POST', '/webhooks/forget', { account: ACCOUNT });
-	await eventually(async () => ((await webhookOf())?.url === productionUrl(WEBHOOK_ID) ? true : undefined), 30_000);
+	await eventually(async () => ((await webhookOf())?.url === registeredUrl(WEBHOOK_ID) ? true : undefined), 30_000);
 	expect(await eventually(async () => ((await deliver()).status === 200 ? true : undefined), 15_000)).toBe(true);
 }, 90_000);

@@ -5,7 +5,7 @@
  * at start. n8n activates published workflows at start after it reports ready, so the tests
  * wait for the service calls instead of reading them right after the restart.
  */
-import { api, eventually, finishedExecutions, productionUrl, sim, simRequests, triggerWorkflow } from './n8nApi';
+import { api, eventually, finishedExecutions, sim, simRequests, triggerWorkflow, registeredUrl } from './n8nApi';
 import { restartN8n } from './stack';
 
 const WEBHOOK_ID = '4d0e1f2a-3b4c-4d5e-9f60-718293a4b5c6';
@@ -40,7 +40,7 @@ const callsSince = async (since: number, count: number) =>
 
 test('a restart keeps the registration and the secret: no new PUT, events run', async () => {
 	const before = await webhookOf();
-	expect(before?.url).toBe(productionUrl(WEBHOOK_ID));
+	expect(before?.url).toBe(registeredUrl(WEBHOOK_ID));
 	const since = Date.now();
 	await restartN8n();
 	// checkExists looks once at start; no DELETE on shutdown, no new PUT.
@@ -66,7 +66,7 @@ test('a webhook the service lost while n8n was down is registered again at start
 	// checkExists finds it gone; create looks again (the one-webhook rule) and registers.
 	expect(await callsSince(since, 3)).toEqual(['GET /v1/webhook', 'GET /v1/webhook', 'PUT /v1/webhook']);
 	const restored = await webhookOf();
-	expect(restored?.url).toBe(productionUrl(WEBHOOK_ID));
+	expect(restored?.url).toBe(registeredUrl(WEBHOOK_ID));
 	expect(restored?.secret).not.toBe(lostSecret);
 
 	// The simulator signs with the new secret; the old one is refused. n8n saves the new secret

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample, sampleEventTypes, futureEvent } from '../fixtures/events';
-import { api, executions, finishedExecutions, nodeItems, productionUrl, sim, simRequests, triggerWorkflow } from './n8nApi';
+import { api, executions, finishedExecutions, nodeItems, sim, simRequests, triggerWorkflow, registeredUrl } from './n8nApi';
 
 const WEBHOOK_ID = '9a8b7c6d-1111-4222-8333-944455566677';
 let workflowId: string;
@@ -25,7 +25,7 @@ const deliver = async (body: IDataObject) =>
 describe('a published trigger workflow in the real n8n', () => {
 	test('publishing sends PUT /v1/webhook with n8n\'s production webhook URL', async () => {
 		const puts = (await simRequests(publishedAt)).filter((r) => r.method === 'PUT' && r.account === 'acct_e2e');
-		expect(puts.map((r) => r.body)).toEqual([{ url: productionUrl(WEBHOOK_ID) }]);
+		expect(puts.map((r) => r.body)).toEqual([{ url: registeredUrl(WEBHOOK_ID) }]);
 	});
 
 	test('each of the 16 sample events, delivered with the secret, gives one successful execution carrying it', async () => {

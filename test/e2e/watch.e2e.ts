@@ -13,7 +13,7 @@ import { sleep } from 'n8n-workflow';
 
 import { readJson } from '../fixtures/repo';
 
-import { api, eventually, finishedExecutions, nodeItems, productionUrl, relayCredential, sim, simRequests } from './n8nApi';
+import { api, eventually, finishedExecutions, nodeItems, relayCredential, sim, simRequests, registeredUrl } from './n8nApi';
 
 const ACCOUNT = 'acct_watch';
 const TRIGGER_WEBHOOK_ID = '7c3e9a10-2b4d-4e5f-8a6b-9c0d1e2f3a4b';
@@ -62,7 +62,7 @@ beforeAll(async () => {
 	});
 	triggerWorkflowId = trigger.id as string;
 	await api('POST', `/workflows/${triggerWorkflowId}/activate`);
-	expect((await webhookOf())?.url).toBe(productionUrl(TRIGGER_WEBHOOK_ID));
+	expect((await webhookOf())?.url).toBe(registeredUrl(TRIGGER_WEBHOOK_ID));
 
 	const example = readJson<{ nodes: IDataObject[]; connections: IDataObject; settings: IDataObject }>('examples', 'number-watch.json');
 	const nodes = example.nodes.map((node) => ({
@@ -117,7 +117,7 @@ test('the webhook pointed elsewhere: an alert, and the trigger does not take it 
 		expect.objectContaining({
 			change: 'webhook.moved',
 			problem: true,
-			before: { state: 'ours', url: productionUrl(TRIGGER_WEBHOOK_ID) },
+			before: { state: 'ours', url: registeredUrl(TRIGGER_WEBHOOK_ID) },
 			after: { state: 'elsewhere', url: 'https://crm.example.com/relay-hook' },
 		}),
 	]);
