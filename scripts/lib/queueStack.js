@@ -388,7 +388,7 @@ function n8nSpec(node24, n8n, state, { name, args, userFolder, port, brokerPort,
 
 /**
  * Starts the whole deployment. Options: ports (defaultPorts()), workers (2), workerConcurrency
- * (10, n8n's default), examples (true: the auto-reply on acct_main, the disconnect alert on acct_ops).
+ * (10, n8n's default), examples (true: the auto-reply and the disconnect alert, both on acct_main).
  * Returns the state (also saved in state.stateFile) and stop().
  */
 async function startQueueStack(options = {}) {
@@ -524,14 +524,14 @@ async function startQueueStack(options = {}) {
 		state.owner = OWNER;
 		state.credentials = {
 			main: await client.createCredential('Messaging Relay account', { baseUrl: state.simUrl, apiKey: 'sim-key-full', authHeader: 'xApiKey' }),
-			ops: await client.createCredential('Messaging Relay ops account', { baseUrl: state.simUrl, apiKey: 'sim-key-ops', authHeader: 'xApiKey' }),
 		};
 		state.workflows = {};
 		if (options.examples !== false) {
 			say('importing and publishing the example workflows');
 			state.workflows.autoReply = await client.importWorkflow(readExample('auto-reply.json'), state.credentials.main);
 			await client.publish(state.workflows.autoReply.id);
-			state.workflows.disconnectAlert = await client.importWorkflow(readExample('disconnect-alert.json'), state.credentials.ops);
+			// Same account and credential: the two triggers share its one webhook (docs/shared-webhook.md).
+			state.workflows.disconnectAlert = await client.importWorkflow(readExample('disconnect-alert.json'), state.credentials.main);
 			await client.publish(state.workflows.disconnectAlert.id);
 		}
 		saveState(state);
