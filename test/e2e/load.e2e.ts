@@ -11,7 +11,7 @@ async function typesFile(name: string) {
 import { readN8nLog } from './stack';
 
 describe('the package loads in the real n8n', () => {
-	test('both node types and the credential type are known under the package name', async () => {
+	test('the three node types and the credential type are known under the package name', async () => {
 		const nodes = (await typesFile('nodes.json')) as Array<{ name: string }>;
 		const ours = nodes.map((n) => n.name).filter((name) => name.startsWith('n8n-nodes-messaging-relay.'));
 		// n8n adds the Tool variant itself because the action node is usableAsTool.
@@ -19,6 +19,7 @@ describe('the package loads in the real n8n', () => {
 			'n8n-nodes-messaging-relay.messagingRelay',
 			'n8n-nodes-messaging-relay.messagingRelayTool',
 			'n8n-nodes-messaging-relay.messagingRelayTrigger',
+			'n8n-nodes-messaging-relay.messagingRelayWatch',
 		]);
 		const credentials = (await typesFile('credentials.json')) as Array<{ name: string }>;
 		expect(credentials.map((c) => c.name)).toContain('messagingRelayApi');
