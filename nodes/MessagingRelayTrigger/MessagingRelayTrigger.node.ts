@@ -137,7 +137,7 @@ export class MessagingRelayTrigger implements INodeType {
 				// A burst-held message would be acknowledged by the burst: it waits for the redelivery.
 				const own = runsNow && !shared.selfAlreadyRan ? await emit(this, delivery) : {};
 				respond(this, 503, retry, { 'Retry-After': '5' });
-				return { noWebhookResponse: true, workflowData: own.workflowData };
+				return rememberTestEvent(this, { noWebhookResponse: true, workflowData: own.workflowData });
 			}
 			if (shared.selfAlreadyRan) return { webhookResponse: { received: true, ignored: 'already ran at an earlier delivery' } };
 		}
