@@ -208,6 +208,49 @@ test('unpublished: the close function stops a check that is still running', asyn
 	expect(emitted).toEqual([]);
 });
 
+describe('while n8n stops the workflow (closingGate.ts)', () => {
+	// n8n closes triggers first on SIGTERM, then waits up to 30 s for executions while still
+	// serving webhooks; what it starts then is cut off at the exit. So the trigger refuses.
+	test('after the close function, deliveries get 503 Retry-After and start nothing; publishing again opens', async () => {
+		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off' } });
+		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		expect(harness.runs).toHaveLength(1);
+
+		await response.closeFunction!();
+		const refused = await fetch(sim.webhook!.url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-service-secret': sim.webhook!.secret },
+			body: JSON.stringify(sample('message.received')),
+		});
+		expect(refused.status).toBe(503);
+		expect(refused.headers.get('retry-after')).toBe('5');
+		expect(await refused.text()).toContain('n8n is stopping this workflow');
+		expect(harness.runs).toHaveLength(1);
+
+		// n8n publishes it again (for example a multi-main leader taking over): trigger() reopens.
+		await harness.trigger.trigger.call(
+			new TriggerContext(harness.workflow, harness.node, harness.additionalData(), 'trigger', 'activate', () => undefined, () => undefined, () => undefined) as unknown as ITriggerFunctions,
+		);
+		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		expect(harness.runs).toHaveLength(2);
+	});
+
+	test('the gate expires after 90 s, so a process that keeps serving webhooks is not refused for good', async () => {
+		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off' } });
+		await response.closeFunction!();
+		expect((await sim.deliver(sample('message.received'))).status).toBe(503);
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 91_000);
+		try {
+			expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		} finally {
+			clock.mockRestore();
+		}
+		expect(harness.runs).toHaveLength(1);
+	});
+
+});
+
 describe('a test event ("Listen for test event") still reaches the workflow', () => {
 	test('n8n runs trigger() in manual mode after webhook(); it emits what webhook() received', async () => {
 		const harness = await TriggerHarness.start(sim, { events: ['message.received'] });

@@ -12,6 +12,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { combineBurst, isCombining } from './burstMerge';
+import { closeGate, isClosing, openGate } from './closingGate';
 import { type FilterOptions, skipReason } from './deliveryFilters';
 import { eventItem, unknownEventItem } from './eventItem';
 import { rawBodyText, readDelivery, type Delivery } from './readDelivery';
@@ -84,16 +85,28 @@ export class MessagingRelayTrigger implements INodeType {
 	};
 
 	/**
-	 * Published: checks at an interval that the service still has this node's registration
-	 * (registrationRepair.ts). A test event: emits what webhook() received (testEventPassThrough.ts).
+	 * Published: opens the closing gate (closingGate.ts) and checks at an interval that the service
+	 * still has this node's registration (registrationRepair.ts). A test event: emits what webhook()
+	 * received (testEventPassThrough.ts).
 	 */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		if (this.getMode() === 'manual') return replayTestEvent.call(this);
-		return startRegistrationRepair.call(this);
+		openGate(this);
+		const repair = startRegistrationRepair.call(this);
+		return {
+			...repair,
+			closeFunction: async () => {
+				closeGate(this);
+				await repair.closeFunction?.();
+			},
+		};
 	}
 
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const isTest = this.getMode() === 'manual';
+		if (!isTest && isClosing(this)) {
+			return respond(this, 503, { error: 'n8n is stopping this workflow; deliver the event again shortly' }, { 'Retry-After': '5' });
+		}
 		const state = triggerState(this);
 
 		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
