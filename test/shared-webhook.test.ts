@@ -183,6 +183,27 @@ describe('members that cannot take an event right now', () => {
 		expect(logger.stored.pending).toBeUndefined();
 	});
 
+	test('two deliveries answered 503 at the same time: at their redelivery the holder runs neither again', async () => {
+		// n8n loads static data at each request's start and writes it whole at its end, so the
+		// second 503 overwrites the first one's pending entry (pendingDeliveries.ts).
+		const w = threeWorkflows();
+		const logger = n8n.addWorkflow('everything', { events: ['*'] });
+		for (const x of [...Object.values(w), logger]) await x.publish();
+		expect(holderOf([...Object.values(w), logger])).toBe(logger);
+		w.reply.failNext = { status: 500, times: 6 }; // three tries for each of the two
+
+		const events = [sample('message.received'), sample('message.received')];
+		events[1].message.id = `${events[0].message.id}-2`; // another event (its id is the body's hash)
+		const first = await Promise.all(events.map(async (e) => await sim.deliver(e)));
+		expect(first.map((r) => r.status)).toEqual([503, 503]);
+		expect(logger.productionEvents).toHaveLength(2);
+
+		const again = await Promise.all(events.map(async (e) => await sim.deliver(e)));
+		expect(again.map((r) => r.status)).toEqual([200, 200]);
+		expect(w.reply.productionEvents).toHaveLength(2);
+		expect(logger.productionEvents).toHaveLength(2);
+	});
+
 	test('a member whose workflow was unpublished without notice is skipped; the others get theirs', async () => {
 		const w = threeWorkflows();
 		for (const x of Object.values(w)) await x.publish();
