@@ -133,6 +133,22 @@ describe('leaving', () => {
 		expect((await sim.deliver(sample('message.received'), { secret: oldSecret })).status).toBe(401);
 	});
 
+	test('a hand-over drops members that are no longer published, so the new holder forwards nothing to them', async () => {
+		const w = threeWorkflows();
+		const extra = n8n.addWorkflow('extra', { events: ['message.received'] });
+		for (const x of [...Object.values(w), extra]) await x.publish();
+		expect(holderOf([...Object.values(w), extra])).toBe(extra);
+		await w.alert.unpublish(); // a member: nothing changes at the service yet
+		expect(registration().members).toContain(w.alert.productionPath);
+		await extra.unpublish(); // the holder hands over
+
+		expect(registration().members).not.toContain(w.alert.productionPath);
+		expect([registration().holderPath, ...registration().members].sort()).toEqual([w.reply.productionPath, w.groups.productionPath].sort());
+		n8n.served.length = 0;
+		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		expect(n8n.served.map((s) => s.path)).not.toContain(w.alert.productionPath);
+	});
+
 	test('everyone leaving, in any order, ends with no registration', async () => {
 		const w = threeWorkflows();
 		for (const x of Object.values(w)) await x.publish();

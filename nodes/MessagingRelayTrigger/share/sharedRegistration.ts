@@ -173,14 +173,16 @@ export async function leave(context: ShareContext, me: Me): Promise<void> {
 
 /**
  * A `takeover` hand-off, run inside this member's webhook call: register as the new holder,
- * listing everyone but the leaver. When the registration has already moved on (a join won), the
- * new holder is somebody else and there is nothing to do.
+ * listing everyone but the leaver and those n8n no longer serves. When the registration has
+ * already moved on (a join won), the new holder is somebody else and there is nothing to do.
  */
 export async function takeOver(context: ShareContext, me: Me, leaving: string): Promise<'registered' | 'moved-on'> {
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	if (current && (!registration || registration.holderPath !== leaving)) return 'moved-on';
-	const others = registration ? withoutPaths(registration, [leaving, pathOf(me.url)]) : NOBODY;
+	// Like a join (step 3): members unpublished meanwhile are dropped, or every delivery would
+	// still be forwarded to them (a 404 each) until the next join.
+	const others = registration ? await withoutGone(context, me, withoutPaths(registration, [leaving, pathOf(me.url)])) : NOBODY;
 	await registerAsHolder(context, me, others);
 	return 'registered';
 }
