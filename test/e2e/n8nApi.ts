@@ -9,8 +9,22 @@ import { stackInfo } from './stack';
 
 const info = stackInfo();
 
+/**
+ * `fetch` that tries once more when a reused keep-alive connection turns out closed. n8n's server
+ * closes idle sockets after 5 s (Node's default keepAliveTimeout); on a busy 2-core CI machine the
+ * client can pick such a socket just as it closes and gets "other side closed" (UND_ERR_SOCKET)
+ * before the request reached n8n, so sending it again cannot run it twice.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+	const first = await fetch(url, init).catch((error: unknown) => error);
+	if (first instanceof Response) return first;
+	const code = ((first as { cause?: { code?: string } }).cause ?? {}).code;
+	if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return await fetch(url, init);
+	throw new Error(`${init.method ?? 'GET'} ${url} failed: ${String(first)} (${code ?? 'no code'})`);
+}
+
 async function call(url: string, init: RequestInit): Promise<{ status: number; body: IDataObject }> {
-	const response = await fetch(url, init);
+	const response = await fetchOnce(url, init);
 	const text = await response.text();
 	let body: IDataObject = {};
 	try {
@@ -37,7 +51,7 @@ let cookie = '';
 /** The owner's session cookie (logged in once), sent with `browser-id: e2e`. */
 export async function sessionCookie() {
 	if (!cookie) {
-		const login = await fetch(`${info.n8nUrl}/rest/login`, {
+		const login = await fetchOnce(`${info.n8nUrl}/rest/login`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json', 'browser-id': 'e2e' },
 			body: JSON.stringify({ emailOrLdapLoginId: info.owner.email, password: info.owner.password }),
