@@ -1,3 +1,4 @@
+import { sample } from './fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from './fixtures/relay-simulator';
 import { TriggerHarness } from './helpers/triggerRuntime';
 
@@ -160,6 +161,31 @@ describe('Webhook Managed Elsewhere', () => {
 		expect((await sim.deliver(event, { url: manual.productionUrl, secret: 'whsec_from_dashboard' })).status).toBe(200);
 		expect((await sim.deliver(event, { url: manual.productionUrl, secret: 'whsec_wrong_secret___' })).status).toBe(401);
 		expect(manual.runs).toHaveLength(1);
+		await manual.stop();
+	});
+
+	test('deliveries do not read the credential; an edited secret works at the next delivery without republishing', async () => {
+		const manual = await TriggerHarness.start(
+			sim,
+			{ registration: 'manual', events: ['message.received'] },
+			{ webhookSecret: 'whsec_from_dashboard' },
+		);
+		expect(await manual.lifecycle('checkExists')).toBe(true); // publish (and every n8n start) keeps the secret
+		const event = sample('message.received');
+		const deliver = async (secret: string) => (await sim.deliver(event, { url: manual.productionUrl, secret })).status;
+		const reads = manual.credentialReads;
+		expect(await deliver('whsec_from_dashboard')).toBe(200);
+		expect(await deliver('whsec_from_dashboard')).toBe(200);
+		expect(manual.credentialReads).toBe(reads); // n8n decrypts nothing per delivery
+
+		manual.editCredential({ webhookSecret: 'whsec_rotated_in_dashboard' });
+		expect(await deliver('whsec_rotated_in_dashboard')).toBe(200); // one read, then kept
+		expect(await deliver('whsec_from_dashboard')).toBe(401); // the old one is gone
+		const afterEdit = manual.credentialReads;
+		expect(await deliver('whsec_rotated_in_dashboard')).toBe(200);
+		expect(manual.credentialReads).toBe(afterEdit);
+		expect(manual.runs).toHaveLength(4);
+		expect(JSON.stringify(manual.runs)).not.toContain('whsec_');
 		await manual.stop();
 	});
 

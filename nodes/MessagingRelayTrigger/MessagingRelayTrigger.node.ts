@@ -15,7 +15,8 @@ import { combineBurst, isCombining } from './burstMerge';
 import { closeGate, isClosing, openGate } from './closingGate';
 import { type FilterOptions, skipReason } from './deliveryFilters';
 import { eventItem, unknownEventItem } from './eventItem';
-import { rawBodyText, readDelivery, type Delivery } from './readDelivery';
+import { managedSecretFor } from './managedSecret';
+import { rawBodyText, readDelivery, readUnparsedBody, type Delivery } from './readDelivery';
 import { startRegistrationRepair } from './registrationRepair';
 import { fanOut } from './share/fanOut';
 import { receiveHandoff } from './share/receiveHandoff';
@@ -48,7 +49,11 @@ export class MessagingRelayTrigger implements INodeType {
 			dark: 'file:../../icons/messagingRelayTrigger.dark.svg',
 		},
 		group: ['trigger'],
-		version: 1,
+		// Version 2 (the default for new nodes) differs only in n8n's handling of the request: n8n
+		// evaluates no "binary data" expression for it (webhook-helpers.js:878-896), so its webhook
+		// phase needs no expression isolate. Version 1 workflows keep working unchanged.
+		version: [1, 2],
+		defaultVersion: 2,
 		subtitle: '={{ $parameter["events"].join(", ") }}',
 		description: 'Starts the workflow when Messaging Relay pushes an event: messages, groups, numbers',
 		defaults: { name: 'Messaging Relay Trigger' },
@@ -120,21 +125,21 @@ export class MessagingRelayTrigger implements INodeType {
 			}
 		} else {
 			const managedElsewhere = this.getNodeParameter('registration', 'automatic') === 'manual';
-			const expected = managedElsewhere
-				? String((await this.getCredentials(CREDENTIAL_NAME)).webhookSecret ?? '')
-				: (state.webhookSecret ?? '');
+			const provided = this.getHeaderData()['x-service-secret'];
+			const expected = managedElsewhere ? await managedSecretFor(this, state, provided) : (state.webhookSecret ?? '');
 			if (expected === '') {
 				// Registration has not stored the secret yet (or the credential has none): ask the
 				// service to retry rather than accept an unverifiable event.
 				return respond(this, 503, { error: 'Webhook secret not configured yet' }, { 'Retry-After': '5' });
 			}
-			if (!secretMatches(this.getHeaderData()['x-service-secret'], expected)) {
+			if (!secretMatches(provided, expected)) {
 				return respond(this, 401, { error: 'Invalid or missing x-service-secret' });
 			}
 		}
 
 		// 2. What arrived, and whether this trigger wants it (its Events and filters).
 		const request = this.getRequestObject();
+		await readUnparsedBody(request);
 		const delivery = readDelivery(request);
 		if (delivery.kind === 'refused') return respond(this, delivery.status, { error: delivery.error });
 		const ignored = ignoreReason(this, delivery);

@@ -14,6 +14,39 @@ export type Delivery =
 interface RawRequest {
 	rawBody?: unknown;
 	body?: unknown;
+	headers?: Record<string, string | string[] | undefined>;
+}
+
+/**
+ * The spec says every event is "a POST with a JSON body" and shows no Content-Type. So JSON
+ * (`application/json`, `…+json`), text (`text/plain`, whose text must then be JSON) and no type at
+ * all are read as JSON; a type that says the body is something else (a form, XML, a file) is
+ * refused with 415 before n8n's parse of it could be mistaken for an event.
+ */
+export function contentTypeProblem(request: RawRequest): string | undefined {
+	const header = request.headers?.['content-type'];
+	const type = (Array.isArray(header) ? header[0] : header ?? '').split(';')[0].trim().toLowerCase();
+	if (type === '' || type === 'application/json' || type.endsWith('+json') || type === 'text/plain') return undefined;
+	return `Content-Type ${type} is not JSON: the trigger expects a JSON event (send Content-Type: application/json)`;
+}
+
+/**
+ * A node of version 2 does not let n8n evaluate the version-1 "binary data" expression, and then
+ * n8n parses only the content types it knows (webhook-helpers.js:878-896): a body sent without a
+ * Content-Type is left unread. It is read here, up to MAX_BODY_BYTES, so it is judged like any other.
+ */
+export async function readUnparsedBody(request: RawRequest & AsyncIterable<unknown> & { readable?: boolean }) {
+	if (request.rawBody !== undefined || request.body !== undefined || request.readable !== true) return;
+	const chunks: Buffer[] = [];
+	let kept = 0;
+	for await (const chunk of request) {
+		// Past the limit the rest is drained, not kept: readBody answers 413 from what was kept.
+		if (kept > MAX_BODY_BYTES) continue;
+		const buffer = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+		kept += buffer.byteLength;
+		chunks.push(buffer);
+	}
+	request.rawBody = Buffer.concat(chunks);
 }
 
 function isRecord(value: unknown): value is IDataObject {
@@ -55,6 +88,8 @@ export function rawBodyText(request: RawRequest): string {
 
 /** Turns an HTTP delivery into an event, or says why it cannot be one. */
 export function readDelivery(request: RawRequest): Delivery {
+	const wrongType = contentTypeProblem(request);
+	if (wrongType) return { kind: 'refused', status: 415, error: wrongType };
 	const { body, status, error } = readBody(request);
 	if (status !== undefined) return { kind: 'refused', status, error: error! };
 	if (!isRecord(body) || Object.keys(body).length === 0) {

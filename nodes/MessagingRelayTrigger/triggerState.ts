@@ -8,6 +8,8 @@ export interface TriggerState extends IDataObject {
 	/** Held by the holder only: the URL it registered (with the member list) and its secret. */
 	webhookUrl?: string;
 	webhookSecret?: string;
+	/** Webhook Managed Elsewhere: the credential's webhook secret, kept at publish (managedSecret.ts). */
+	managedSecret?: string;
 	/** Every member: the account key K derived from the API key at publish time (hex). */
 	shareKey?: string;
 	/** Every published member: its own production URL, for the registration check in trigger(). */

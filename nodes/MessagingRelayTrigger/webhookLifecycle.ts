@@ -3,7 +3,9 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { isRegistered, join, leave, type Me } from './share/sharedRegistration';
+import { keepManagedSecret } from './managedSecret';
 import { deriveShareKey } from './share/signedHandoff';
+import { triggerState } from './triggerState';
 
 /**
  * The trigger's whole webhook lifecycle (n8n's `webhookMethods.default`): on publish and at every
@@ -27,7 +29,10 @@ async function whoAmI(context: IHookFunctions): Promise<Me> {
 }
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
-	if (isManagedElsewhere(this)) return true;
+	if (isManagedElsewhere(this)) {
+		await keepManagedSecret(this, triggerState(this));
+		return true;
+	}
 	return await isRegistered(this, await whoAmI(this));
 }
 

@@ -152,6 +152,8 @@ export async function triggerWorkflow(options: {
 	reply?: string;
 	/** The trigger's Options collection. */
 	options?: IDataObject;
+	/** The trigger node's version (1 unless a test is about version 2). */
+	typeVersion?: number;
 }) {
 	const credential = await relayCredential(`${options.name} account`, options.apiKey);
 	const nodes: IDataObject[] = [
@@ -159,7 +161,7 @@ export async function triggerWorkflow(options: {
 			id: 'relay-trigger',
 			name: 'Relay Trigger',
 			type: 'n8n-nodes-messaging-relay.messagingRelayTrigger',
-			typeVersion: 1,
+			typeVersion: options.typeVersion ?? 1,
 			position: [0, 0],
 			webhookId: options.webhookId,
 			parameters: { events: options.events, ...(options.options ? { options: options.options } : {}) },

@@ -63,3 +63,50 @@ describe('a published trigger workflow in the real n8n', () => {
 		expect((state.webhooks as IDataObject).acct_e2e).toBeNull();
 	});
 });
+
+describe('node version 2 (the default for new nodes): n8n evaluates no expression for its request', () => {
+	const V2_WEBHOOK_ID = '9a8b7c6d-2222-4222-8333-944455566677';
+	let v2WorkflowId: string;
+	beforeAll(async () => {
+		({ workflowId: v2WorkflowId } = await triggerWorkflow({
+			name: 'e2e: trigger version 2',
+			apiKey: 'sim-key-v2',
+			webhookId: V2_WEBHOOK_ID,
+			events: ['message.received'],
+			typeVersion: 2,
+		}));
+		await api('POST', `/workflows/${v2WorkflowId}/activate`);
+	});
+	afterAll(async () => await api('POST', `/workflows/${v2WorkflowId}/deactivate`));
+
+	test('JSON, text/plain JSON and a body without Content-Type run; a form or XML gets 415 and runs nothing', async () => {
+		const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string }>).acct_v2;
+		const event = (id: string) => {
+			const body = sample('message.received') as unknown as IDataObject;
+			(body.message as IDataObject).id = id;
+			return JSON.stringify(body);
+		};
+		const post = async (contentType: string | undefined, body: string) => {
+			const response = await fetch(webhook.url, {
+				method: 'POST',
+				headers: { 'x-service-secret': webhook.secret, ...(contentType ? { 'content-type': contentType } : {}) },
+				// Bytes, so fetch adds no Content-Type of its own.
+				body: new TextEncoder().encode(body),
+			});
+			return { status: response.status, body: await response.text() };
+		};
+		expect(await post('application/json', event('v2-json'))).toEqual({ status: 200, body: '{"received":true}' });
+		expect(await post('text/plain', event('v2-text'))).toEqual({ status: 200, body: '{"received":true}' });
+		expect(await post(undefined, event('v2-none'))).toEqual({ status: 200, body: '{"received":true}' });
+		const form = await post('application/x-www-form-urlencoded', 'type=message.received');
+		expect(form.status).toBe(415);
+		expect(JSON.parse(form.body).error).toContain('expects a JSON event (send Content-Type: application/json)');
+		expect((await post('application/xml', '<event type="message.received"/>')).status).toBe(415);
+		expect((await post(undefined, '{"type": "message.received",')).status).toBe(400);
+
+		const runs = await finishedExecutions(v2WorkflowId, 3);
+		await sleep(1000);
+		expect(await executions(v2WorkflowId)).toHaveLength(3);
+		expect(runs.map((e) => nodeItems(e, 'Relay Trigger')[0].messageId).sort()).toEqual(['v2-json', 'v2-none', 'v2-text']);
+	});
+});

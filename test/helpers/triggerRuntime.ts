@@ -146,8 +146,23 @@ export class TriggerHarness {
 		this.node.parameters = parameters;
 	}
 
+	/** How often the node read (n8n: decrypted) its credential, for tests of the delivery path. */
+	credentialReads = 0;
+
 	additionalData(): IWorkflowExecuteAdditionalData {
-		return additionalDataFor(this.credentials, undefined, this.receiver.baseUrl);
+		const data = additionalDataFor(this.credentials, undefined, this.receiver.baseUrl);
+		const helper = data.credentialsHelper;
+		const read = helper.getDecrypted.bind(helper);
+		helper.getDecrypted = async (...args: Parameters<typeof read>) => {
+			this.credentialReads++;
+			return await read(...args);
+		};
+		return data;
+	}
+
+	/** The user edits the credential in n8n (no republish follows). */
+	editCredential(data: ICredentialDataDecryptedObject) {
+		Object.assign(this.credentials, data);
 	}
 
 	webhookData(isTest: boolean): IWebhookData {
