@@ -1,12 +1,18 @@
 'use strict';
 /**
  * `npm run bench`: side-by-side measurements in one run on this machine, reported as ratios.
- *   1. Inbound through the real n8n: our trigger vs n8n's Webhook node + IF on x-service-secret,
- *      with n8n's default expression engine and again with its legacy one.
+ *   1. Inbound through the real n8n: our trigger (versions 1 and 2) vs n8n's Webhook node + IF on
+ *      x-service-secret, and the auto-reply pair (trigger → Reply vs Webhook → IF → HTTP Request),
+ *      as n8n ships and under each of its expression-engine settings (lazy acquire, compile cache,
+ *      legacy), each in a fresh n8n.
  *   2. Outbound, 500 messages, 25 ms added latency: our node (default and tuned Messages in
  *      Flight) vs n8n's HTTP Request node (default and with batching).
  *   3. CPU per event of webhook()'s work (verify + parse + shape) vs a minimal handler (verify +
  *      pass through); the package's cold load time and packed size.
+ *   4. Sharing one account's webhook (docs/shared-webhook.md): 1, 2 and 4 trigger workflows on one
+ *      account vs 4 workflows on 4 accounts of their own, executions per second in total.
+ *   5. Queue mode (scripts/lib/benchQueue.js): the auto-reply workflow in one n8n process vs a
+ *      webhook process + 2 workers, replies/s and CPU per delivery in each process kind.
  * Prints a Markdown table and writes it to scripts/bench-results.md.
  */
 const { execFileSync, spawnSync } = require('node:child_process');
@@ -16,6 +22,7 @@ const { join } = require('node:path');
 
 const { startStack, repoRoot } = require('./lib/stack');
 const { say } = require('./lib/runtime');
+const { measureQueue, processesFor } = require('./lib/benchQueue');
 
 const N8N_PORT = Number(process.env.BENCH_N8N_PORT ?? 5878);
 const SIM_PORT = Number(process.env.BENCH_SIM_PORT ?? 5880);
@@ -26,6 +33,13 @@ const LATENCY_MS = 25;
 const TUNED_IN_FLIGHT = 500;
 const BATCH_SIZE = 100;
 const OUTBOUND_ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** Deliveries per measurement with 4 workflows (fewer workflows get as many executions, not deliveries). */
+const SHARE_EXECUTIONS = Number(process.env.BENCH_SHARE_EXECUTIONS ?? 600);
+const SHARE_ROUNDS = Number(process.env.BENCH_SHARE_ROUNDS ?? 3);
+const REPLY_TEXT = 'Thanks, we got your message';
+const QUEUE_DELIVERIES = Number(process.env.BENCH_QUEUE_DELIVERIES ?? 300);
+const QUEUE_ROUNDS = Number(process.env.BENCH_QUEUE_ROUNDS ?? 3);
+const QUEUE_PORT_BASE = Number(process.env.BENCH_QUEUE_PORT_BASE ?? 5910);
 
 const percentile = (values, p) => {
 	const sorted = [...values].sort((a, b) => a - b);
@@ -112,68 +126,100 @@ function coldLoadAndSize() {
 
 const webhookId = (n) => `b3e0c1d2-0000-4000-8000-00000000000${n}`;
 
-async function ourInboundWorkflow(client, credential) {
+/** Our trigger alone (version 1 or 2), or followed by Reply: the auto-reply a user of this package builds. */
+async function ourInboundWorkflow(client, credential, { version, id, reply = false }) {
+	const nodes = [
+		{
+			id: 't',
+			name: 'Relay Trigger',
+			type: 'n8n-nodes-messaging-relay.messagingRelayTrigger',
+			typeVersion: version,
+			position: [0, 0],
+			webhookId: id,
+			parameters: { events: ['message.received'] },
+			credentials: { messagingRelayApi: credential },
+		},
+	];
+	if (reply) {
+		nodes.push({
+			id: 'r',
+			name: 'Reply',
+			type: 'n8n-nodes-messaging-relay.messagingRelay',
+			typeVersion: 1,
+			position: [220, 0],
+			parameters: { resource: 'message', operation: 'reply', text: REPLY_TEXT },
+			credentials: { messagingRelayApi: credential },
+		});
+	}
 	return await client.importWorkflow(
 		{
-			name: 'bench: Messaging Relay Trigger',
-			nodes: [
-				{
-					id: 't',
-					name: 'Relay Trigger',
-					type: 'n8n-nodes-messaging-relay.messagingRelayTrigger',
-					typeVersion: 1,
-					position: [0, 0],
-					webhookId: webhookId(1),
-					parameters: { events: ['message.received'] },
-					credentials: { messagingRelayApi: credential },
-				},
-			],
-			connections: {},
+			name: `bench: Messaging Relay Trigger v${version}${reply ? ' → Reply' : ''}`,
+			nodes,
+			connections: reply ? { 'Relay Trigger': { main: [[{ node: 'Reply', type: 'main', index: 0 }]] } } : {},
 		},
 		credential,
 	);
 }
 
 /** What users of peer nodes build today: n8n's Webhook node, then an IF on the header. */
-async function peerInboundWorkflow(client, credential, secret) {
-	return await client.importWorkflow(
+async function peerInboundWorkflow(client, credential, secret, { id, path, replyWith }) {
+	const nodes = [
 		{
-			name: 'bench: Webhook + IF on x-service-secret',
-			nodes: [
-				{
-					id: 'w',
-					name: 'Webhook',
-					type: 'n8n-nodes-base.webhook',
-					typeVersion: 2,
-					position: [0, 0],
-					webhookId: webhookId(2),
-					parameters: { httpMethod: 'POST', path: 'bench-peer', options: {} },
-				},
-				{
-					id: 'i',
-					name: 'Secret matches',
-					type: 'n8n-nodes-base.if',
-					typeVersion: 2.2,
-					position: [220, 0],
-					parameters: {
-						conditions: {
-							options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
-							conditions: [
-								{
-									id: 'c1',
-									leftValue: '={{ $json.headers["x-service-secret"] }}',
-									rightValue: secret,
-									operator: { type: 'string', operation: 'equals' },
-								},
-							],
-							combinator: 'and',
-						},
-						options: {},
-					},
-				},
-			],
-			connections: { Webhook: { main: [[{ node: 'Secret matches', type: 'main', index: 0 }]] } },
+			id: 'w',
+			name: 'Webhook',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: id,
+			parameters: { httpMethod: 'POST', path, options: {} },
 		},
+		{
+			id: 'i',
+			name: 'Secret matches',
+			type: 'n8n-nodes-base.if',
+			typeVersion: 2.2,
+			position: [220, 0],
+			parameters: {
+				conditions: {
+					options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
+					conditions: [
+						{
+							id: 'c1',
+							leftValue: '={{ $json.headers["x-service-secret"] }}',
+							rightValue: secret,
+							operator: { type: 'string', operation: 'equals' },
+						},
+					],
+					combinator: 'and',
+				},
+				options: {},
+			},
+		},
+	];
+	const connections = { Webhook: { main: [[{ node: 'Secret matches', type: 'main', index: 0 }]] } };
+	if (replyWith) {
+		// The reply a user without this package builds: an HTTP Request to POST /v1/messages.
+		nodes.push({
+			id: 'h',
+			name: 'Reply',
+			type: 'n8n-nodes-base.httpRequest',
+			typeVersion: 4.2,
+			position: [440, 0],
+			parameters: {
+				method: 'POST',
+				url: `${replyWith.simUrl}/v1/messages`,
+				sendHeaders: true,
+				headerParameters: { parameters: [{ name: 'X-API-KEY', value: replyWith.apiKey }] },
+				sendBody: true,
+				specifyBody: 'json',
+				jsonBody: `={{ JSON.stringify({ channelId: $json.body.message.channelId, to: $json.body.message.chatId, text: "${REPLY_TEXT}" }) }}`,
+				options: {},
+			},
+		});
+		connections['Secret matches'] = { main: [[{ node: 'Reply', type: 'main', index: 0 }]] };
+	}
+	return await client.importWorkflow(
+		{ name: `bench: Webhook + IF on x-service-secret${replyWith ? ' → HTTP Request' : ''}`, nodes, connections },
 		credential,
 	);
 }
@@ -203,23 +249,57 @@ async function runInbound(url, secret, count) {
 	return { perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
-/** 1. Our trigger and a Webhook + IF workflow, published side by side, loaded in alternating rounds. */
+/** Sends `count` deliveries and waits until the service has received as many replies. */
+async function runReplies(simUrl, url, secret, count) {
+	const sent = async () => (await json('GET', `${simUrl}/__sim/state`)).messages.filter((m) => m.text === REPLY_TEXT).length;
+	const before = await sent();
+	const started = Date.now();
+	const answered = await runInbound(url, secret, count);
+	for (let i = 0; i < 1200 && (await sent()) < before + count; i++) await new Promise((r) => setTimeout(r, 100));
+	const replies = (await sent()) - before;
+	if (replies !== count) throw new Error(`bench: ${count} deliveries to ${url} gave ${replies} replies`);
+	return { ...answered, perSecond: count / ((Date.now() - started) / 1000) };
+}
+
+/**
+ * 1. Inbound, published side by side and loaded in alternating rounds: our trigger as version 1
+ * and 2, Webhook + IF, and the auto-reply pair (trigger → Reply vs Webhook → IF → HTTP Request).
+ * Each trigger has an account of its own, so none shares a webhook with another here.
+ */
 async function measureInbound(stack, cred) {
-	say(`1. inbound: ${INBOUND} deliveries each, ${INBOUND_CONCURRENCY} at once, alternating`);
-	const ours = await ourInboundWorkflow(stack.client, cred);
-	await stack.client.publish(ours.id);
-	// The peer's IF compares with the secret the service issued to our registration.
-	const secret = (await json('GET', `${stack.simUrl}/__sim/webhooks`)).acct_bench.secret;
-	const peer = await peerInboundWorkflow(stack.client, cred, secret);
-	await stack.client.publish(peer.id);
-	const oursUrl = `${stack.n8nUrl}/webhook/${webhookId(1)}/webhook`;
-	const peerUrl = `${stack.n8nUrl}/webhook/bench-peer`;
-	await runInbound(oursUrl, secret, 50); // warm-up
-	await runInbound(peerUrl, secret, 50);
-	const inbound = { ours: [], peer: [] };
+	say(`1. inbound: ${INBOUND} deliveries per variant (${INBOUND / 2} for the reply pair), ${INBOUND_CONCURRENCY} at once, alternating`);
+	const credential = async (name, apiKey) => {
+		const created = await stack.client.createCredential(name, { baseUrl: stack.simUrl, apiKey, authHeader: 'xApiKey' });
+		return { id: created.id, name: created.name };
+	};
+	const v2Cred = await credential('bench v2 account', 'sim-key-bench-v2');
+	const replyCred = await credential('bench reply account', 'sim-key-bench-reply');
+	const v1 = await ourInboundWorkflow(stack.client, cred, { version: 1, id: webhookId(1) });
+	const v2 = await ourInboundWorkflow(stack.client, v2Cred, { version: 2, id: webhookId(3) });
+	const ourReply = await ourInboundWorkflow(stack.client, replyCred, { version: 2, id: webhookId(4), reply: true });
+	for (const { id } of [v1, v2, ourReply]) await stack.client.publish(id);
+	// The peers' IF compares with the secret the service issued to our registration.
+	const webhooks = await json('GET', `${stack.simUrl}/__sim/webhooks`);
+	const peer = await peerInboundWorkflow(stack.client, cred, webhooks.acct_bench.secret, { id: webhookId(2), path: 'bench-peer' });
+	const peerReply = await peerInboundWorkflow(stack.client, cred, webhooks.acct_bench_reply.secret, {
+		id: webhookId(5),
+		path: 'bench-peer-reply',
+		replyWith: { simUrl: stack.simUrl, apiKey: 'sim-key-bench-reply' },
+	});
+	for (const { id } of [peer, peerReply]) await stack.client.publish(id);
+
+	const ourUrl = (n) => `${stack.n8nUrl}/webhook/${webhookId(n)}/webhook`;
+	const variants = {
+		v1: (count) => runInbound(ourUrl(1), webhooks.acct_bench.secret, count),
+		v2: (count) => runInbound(ourUrl(3), webhooks.acct_bench_v2.secret, count),
+		peer: (count) => runInbound(`${stack.n8nUrl}/webhook/bench-peer`, webhooks.acct_bench.secret, count),
+		ourReply: (count) => runReplies(stack.simUrl, ourUrl(4), webhooks.acct_bench_reply.secret, count / 2),
+		peerReply: (count) => runReplies(stack.simUrl, `${stack.n8nUrl}/webhook/bench-peer-reply`, webhooks.acct_bench_reply.secret, count / 2),
+	};
+	const inbound = Object.fromEntries(Object.keys(variants).map((k) => [k, []]));
+	for (const run of Object.values(variants)) await run(40); // warm-up
 	for (let round = 0; round < 3; round++) {
-		inbound.ours.push(await runInbound(oursUrl, secret, INBOUND / 3));
-		inbound.peer.push(await runInbound(peerUrl, secret, INBOUND / 3));
+		for (const [name, run] of Object.entries(variants)) inbound[name].push(await run(INBOUND / 3));
 	}
 	return inbound;
 }
@@ -367,6 +447,142 @@ async function measureOutbound(stack, cred) {
 	return outbound;
 }
 
+// ---------- 4. many workflows, one account ----------
+
+const shareWebhookId = (group, n) => `b3e0c1d2-0000-4000-8000-0000000${group}000${n}`;
+
+function sharingWorkflow(name, id, credential) {
+	return {
+		name,
+		nodes: [
+			{
+				id: 't',
+				name: 'Relay Trigger',
+				type: 'n8n-nodes-messaging-relay.messagingRelayTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				webhookId: id,
+				parameters: { events: ['message.received'] },
+				credentials: { messagingRelayApi: credential },
+			},
+		],
+		connections: {},
+	};
+}
+
+/** Waits until n8n has no execution running (the previous measurement's tail is not counted twice). */
+async function settled(client) {
+	for (let i = 0; i < 600; i++) {
+		const running = await client.api('GET', '/executions?status=running&limit=1');
+		if ((running.data ?? []).length === 0) return;
+		await new Promise((r) => setTimeout(r, 200));
+	}
+}
+
+/**
+ * Sends `count` deliveries, INBOUND_CONCURRENCY at once, each to the registration of account
+ * `accounts[i % n]` as the service would (its current URL and secret). Every answer must be 200:
+ * at a shared registration that means every workflow of the account has started its execution.
+ */
+async function sendToAccounts(simUrl, accounts, count) {
+	const webhooks = await json('GET', `${simUrl}/__sim/webhooks`);
+	const targets = accounts.map((account) => webhooks[account]);
+	const body = JSON.stringify(require('../test/fixtures/sample-events.json')['message.received']);
+	const latencies = [];
+	let next = 0;
+	const started = Date.now();
+	await Promise.all(
+		Array.from({ length: INBOUND_CONCURRENCY }, async () => {
+			while (next < count) {
+				const { url, secret } = targets[next++ % targets.length];
+				const t0 = process.hrtime.bigint();
+				const response = await fetch(url, {
+					method: 'POST',
+					headers: { 'content-type': 'application/json', 'x-service-secret': secret },
+					body,
+				});
+				await response.arrayBuffer();
+				if (response.status !== 200) throw new Error(`shared bench: ${url} answered ${response.status}`);
+				latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
+			}
+		}),
+	);
+	return { seconds: (Date.now() - started) / 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+/**
+ * 4. The same number of executions per measurement in every setting: k workflows sharing one
+ * account get SHARE_EXECUTIONS / k deliveries (each starts k executions); 4 separate accounts get
+ * SHARE_EXECUTIONS deliveries, a quarter each. The settings alternate within each round.
+ */
+async function measureSharing(stack) {
+	say(`4. sharing: ${SHARE_EXECUTIONS} executions per measurement, ${SHARE_ROUNDS} rounds, alternating`);
+	const credential = async (name, apiKey) => {
+		const created = await stack.client.createCredential(name, { baseUrl: stack.simUrl, apiKey, authHeader: 'xApiKey' });
+		return { id: created.id, name: created.name };
+	};
+	const sharedCredential = await credential('bench shared account', 'sim-key-bench-shared');
+	const shared = [];
+	const separate = [];
+	for (let n = 1; n <= 4; n++) {
+		const own = await credential(`bench account ${n}`, `sim-key-bench-${n}`);
+		shared.push((await stack.client.importWorkflow(sharingWorkflow(`bench: shared ${n}`, shareWebhookId(1, n), sharedCredential), sharedCredential)).id);
+		separate.push((await stack.client.importWorkflow(sharingWorkflow(`bench: separate ${n}`, shareWebhookId(2, n), own), own)).id);
+	}
+	for (const id of separate) await stack.client.publish(id);
+	const published = new Set();
+	const shareWith = async (k) => {
+		for (const [i, id] of shared.entries()) {
+			if (i < k && !published.has(id)) await stack.client.publish(id);
+			if (i >= k && published.has(id)) await stack.client.unpublish(id);
+			if (i < k) published.add(id);
+			else published.delete(id);
+		}
+	};
+	const settings = [
+		{ label: '1 workflow on the account', k: 1 },
+		{ label: '2 workflows sharing the account', k: 2 },
+		{ label: '4 workflows sharing the account', k: 4 },
+		{ label: '4 workflows on 4 accounts of their own', k: 0 },
+	];
+	const runs = new Map(settings.map((s) => [s.label, []]));
+	for (let round = -1; round < SHARE_ROUNDS; round++) {
+		for (const setting of settings) {
+			const executions = round < 0 ? 40 : SHARE_EXECUTIONS; // round -1 warms up
+			let result;
+			if (setting.k > 0) {
+				await shareWith(setting.k);
+				result = await sendToAccounts(stack.simUrl, ['acct_bench_shared'], executions / setting.k);
+				result.perWorkflow = executions / setting.k / result.seconds;
+			} else {
+				result = await sendToAccounts(stack.simUrl, ['acct_bench_1', 'acct_bench_2', 'acct_bench_3', 'acct_bench_4'], executions);
+				result.perWorkflow = executions / 4 / result.seconds;
+			}
+			result.total = executions / result.seconds;
+			await settled(stack.client);
+			if (round >= 0) runs.get(setting.label).push(result);
+		}
+	}
+	const rows = settings.map(({ label, k }) => {
+		const r = runs.get(label);
+		const median = (key) => percentile(r.map((x) => x[key]), 50);
+		const line = { label, k, total: median('total'), perWorkflow: median('perWorkflow'), p50: median('p50'), p99: median('p99') };
+		say(`   ${label}: ${round(line.total)} executions/s in total, ${round(line.perWorkflow)} deliveries/s per workflow, p50 ${round(line.p50)} ms, p99 ${round(line.p99)} ms`);
+		return line;
+	});
+	return rows;
+}
+
+function sharingRows(rows) {
+	if (rows.length === 0) return [];
+	const separate = rows.find((r) => r.k === 0);
+	return rows.map((r) =>
+		r.k === 0
+			? `| 4 | ${r.label}: executions/s in total; per workflow; service's answer p50 / p99, ms | ${round(r.total)}; ${round(r.perWorkflow)}; ${round(r.p50)} / ${round(r.p99)} | (the baseline) | 1 |`
+			: `| 4 | ${r.label}: executions/s in total; per workflow; service's answer p50 / p99, ms | ${round(r.total)}; ${round(r.perWorkflow)}; ${round(r.p50)} / ${round(r.p99)} | ${round(separate.total)} (4 accounts of their own) | ${round(r.total / separate.total, 2)} |`,
+	);
+}
+
 const summarise = (runs) =>
 	runs.length === 0
 		? { perSecond: NaN, p50: NaN, p99: NaN }
@@ -377,12 +593,33 @@ const summarise = (runs) =>
 			};
 
 function inboundRows(label, inbound) {
-	const ours = summarise(inbound.ours);
-	const peer = summarise(inbound.peer);
+	if (!inbound) return [];
+	const [v1, v2, peer, ourReply, peerReply] = ['v1', 'v2', 'peer', 'ourReply', 'peerReply'].map((k) => summarise(inbound[k]));
+	const ratio = (a, b) => round(a / b, 2);
 	return [
-		`| 1 | Inbound deliveries/s, ${label} | ${round(ours.perSecond)} | ${round(peer.perSecond)} | ${round(ours.perSecond / peer.perSecond, 2)} |`,
-		`| 1 | Inbound latency p50 / p99, ms, ${label} | ${round(ours.p50)} / ${round(ours.p99)} | ${round(peer.p50)} / ${round(peer.p99)} | ${round(ours.p50 / peer.p50, 2)} / ${round(ours.p99 / peer.p99, 2)} |`,
+		`| 1 | ${label}: deliveries/s, trigger v2 vs Webhook + IF | ${round(v2.perSecond)} | ${round(peer.perSecond)} | ${ratio(v2.perSecond, peer.perSecond)} |`,
+		`| 1 | ${label}: latency p50 / p99, ms, trigger v2 vs Webhook + IF | ${round(v2.p50)} / ${round(v2.p99)} | ${round(peer.p50)} / ${round(peer.p99)} | ${ratio(v2.p50, peer.p50)} / ${ratio(v2.p99, peer.p99)} |`,
+		`| 1 | ${label}: deliveries/s, trigger v1 vs Webhook + IF | ${round(v1.perSecond)} | ${round(peer.perSecond)} | ${ratio(v1.perSecond, peer.perSecond)} |`,
+		`| 1 | ${label}: auto-reply, replies/s, trigger v2 → Reply vs Webhook → IF → HTTP Request | ${round(ourReply.perSecond)} | ${round(peerReply.perSecond)} | ${ratio(ourReply.perSecond, peerReply.perSecond)} |`,
 	];
+}
+
+function queueRows(queue) {
+	if (!queue) return [];
+	const { single, queue: q } = queue;
+	const ms = (x) => round(x, 1);
+	const w = q.msPerDelivery;
+	const rows = [
+		`| 5 | Auto-reply replies/s; answer p50 / p99, ms: queue mode (webhook process + 2 workers) vs one n8n process | ${round(q.perSecond)}; ${round(q.p50)} / ${round(q.p99)} | ${round(single.perSecond)}; ${round(single.p50)} / ${round(single.p99)} | ${round(q.perSecond / single.perSecond, 2)} |`,
+		`| 5 | CPU per delivery, ms: queue mode webhook process / both workers / main / Postgres + Redis vs the one process | ${ms(w.webhook)} / ${ms(w.workers)} / ${ms(w.main)} / ${ms(w['Postgres + Redis'])} | ${ms(single.msPerDelivery.main)} | ${round((w.webhook + w.workers + w.main + w['Postgres + Redis']) / single.msPerDelivery.main, 2)} |`,
+	];
+	// On paper: each process uses at most one core; 70 % of it leaves room for bursts.
+	for (const rate of [100, 1000]) {
+		rows.push(
+			`| 5 | On paper for ${rate} deliveries/s (70 % of a core each): webhook processes / workers; cores incl. Postgres + Redis | ${processesFor(rate, w.webhook)} / ${processesFor(rate, w.workers)}; ${round((rate * (w.webhook + w.workers + w.main + w['Postgres + Redis'])) / 1000 / 0.7, 1)} | | |`,
+		);
+	}
+	return rows;
 }
 
 async function main() {
@@ -393,18 +630,31 @@ async function main() {
 	const load = coldLoadAndSize();
 
 	const only = process.env.BENCH_ONLY;
-	const noInbound = { ours: [], peer: [] };
-	const { inbound, outbound } = await withStack({}, async (stack, cred) => ({
-		inbound: only === 'outbound' ? noInbound : await measureInbound(stack, cred),
-		outbound: only === 'inbound' ? [] : await measureOutbound(stack, cred),
+	// BENCH_ONLY=inbound,outbound,sharing,queue (any of them) runs those sections; the others' rows stay empty.
+	const runs = (section) => !only || only.split(',').includes(section);
+	const { inbound, outbound, sharing } = await withStack({}, async (stack, cred) => ({
+		inbound: runs('inbound') ? await measureInbound(stack, cred) : undefined,
+		outbound: runs('outbound') ? await measureOutbound(stack, cred) : [],
+		sharing: runs('sharing') ? await measureSharing(stack) : [],
 	}));
-	// The same inbound comparison with n8n's legacy expression engine, which creates no
-	// isolated-vm isolate per run: n8n 2.41 skips the webhook phase's isolate for its own Webhook
-	// node only, so this shows what of the gap is that isolate and what is the trigger's.
-	const legacyInbound =
-		only === 'outbound' || process.env.BENCH_LEGACY === '0'
-			? noInbound
-			: await withStack({ N8N_EXPRESSION_ENGINE: 'legacy' }, measureInbound);
+	const queue = runs('queue')
+		? await withStack({}, (stack) =>
+				measureQueue(stack, { ourInboundWorkflow, runReplies, json, say, percentile, webhookId }, { deliveries: QUEUE_DELIVERIES, rounds: QUEUE_ROUNDS, portBase: QUEUE_PORT_BASE }),
+			)
+		: undefined;
+	// The inbound comparison again under n8n's expression-engine settings (n8n 2.41.1,
+	// @n8n/config expression-engine.config.js): lazy acquire builds an isolate only when an
+	// expression is evaluated (n8n marks it experimental), the compile cache keeps compiled
+	// expressions, the legacy engine uses no isolates at all. BENCH_ENGINES=0 skips them.
+	const engines = [
+		['N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true', { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' }],
+		['N8N_EXPRESSION_ENGINE_COMPILE_CACHE=true', { N8N_EXPRESSION_ENGINE_COMPILE_CACHE: 'true' }],
+		['N8N_EXPRESSION_ENGINE=legacy', { N8N_EXPRESSION_ENGINE: 'legacy' }],
+	];
+	const engineInbound = [];
+	if (runs('inbound') && process.env.BENCH_ENGINES !== '0') {
+		for (const [label, env] of engines) engineInbound.push([label, await withStack(env, measureInbound)]);
+	}
 
 	const { DEFAULT_MESSAGES_IN_FLIGHT } = require('../dist/nodes/MessagingRelay/actions/message');
 	const ideal = (inFlight) => (OUTBOUND * LATENCY_MS) / Math.min(inFlight, OUTBOUND);
@@ -414,8 +664,8 @@ async function main() {
 		'',
 		'| # | Measurement | Ours | Alternative | Ratio (ours ÷ alternative) |',
 		'|---|---|---|---|---|',
-		...inboundRows("trigger vs Webhook + IF, n8n's default expression engine", inbound),
-		...inboundRows('same, with `N8N_EXPRESSION_ENGINE=legacy`', legacyInbound),
+		...inboundRows('n8n as shipped', inbound),
+		...engineInbound.flatMap(([label, result]) => inboundRows(`\`${label}\``, result)),
 		`| 2 | ${OUTBOUND} messages, Send node's run time, default (ours ${DEFAULT_MESSAGES_IN_FLIGHT} in flight), ms | ${ourDefault.ms} | ${httpDefault.ms} (HTTP Request default) | ${round(ourDefault.ms / httpDefault.ms, 2)} |`,
 		`| 2 | ${OUTBOUND} messages, Send node's run time, tuned (ours ${TUNED_IN_FLIGHT} in flight), ms | ${ourTuned.ms} | ${httpBatched.ms} (HTTP Request, batching ${BATCH_SIZE}) | ${round(ourTuned.ms / httpBatched.ms, 2)} |`,
 		`| 2 | First request to last answer at the service, default / tuned, ms | ${ourDefault.wireMs} / ${ourTuned.wireMs} | ${httpDefault.wireMs} / ${httpBatched.wireMs} | ${round(ourDefault.wireMs / httpDefault.wireMs, 2)} / ${round(ourTuned.wireMs / httpBatched.wireMs, 2)} |`,
@@ -423,6 +673,8 @@ async function main() {
 		`| 3 | CPU per event, µs (verify + parse + shape vs verify + pass through) | ${cpu.fullUs} | ${cpu.minimalUs} | ${cpu.ratio} |`,
 		`| 3 | Cold load of the package's three modules, ms (over a bare \`node\` of ${load.bareNodeMs} ms) | ${load.loadMs} | | |`,
 		`| 3 | Packed size | ${load.packedKb} KiB (${load.unpackedKb} KiB unpacked, ${load.files} files) | | |`,
+		...sharingRows(sharing),
+		...queueRows(queue),
 	];
 	const table = lines.join('\n');
 	console.log(`\n${table}\n`);
