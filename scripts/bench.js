@@ -224,7 +224,11 @@ async function peerInboundWorkflow(client, credential, secret, { id, path, reply
 	);
 }
 
-async function runInbound(url, secret, count) {
+/**
+ * Posts `count` deliveries of a message.received event, INBOUND_CONCURRENCY at once, the i-th to
+ * `targets[i % n]` ({ url, secret }). Every answer must be 200.
+ */
+async function postDeliveries(targets, count) {
 	const body = JSON.stringify(require('../test/fixtures/sample-events.json')['message.received']);
 	const latencies = [];
 	let next = 0;
@@ -232,7 +236,7 @@ async function runInbound(url, secret, count) {
 	await Promise.all(
 		Array.from({ length: INBOUND_CONCURRENCY }, async () => {
 			while (next < count) {
-				next++;
+				const { url, secret } = targets[next++ % targets.length];
 				const t0 = process.hrtime.bigint();
 				const response = await fetch(url, {
 					method: 'POST',
@@ -240,13 +244,17 @@ async function runInbound(url, secret, count) {
 					body,
 				});
 				await response.arrayBuffer();
-				if (response.status !== 200) throw new Error(`inbound ${url} answered ${response.status}`);
+				if (response.status !== 200) throw new Error(`bench: ${url} answered ${response.status}`);
 				latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
 			}
 		}),
 	);
-	const seconds = (Date.now() - started) / 1000;
-	return { perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+	return { seconds: (Date.now() - started) / 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function runInbound(url, secret, count) {
+	const { seconds, p50, p99 } = await postDeliveries([{ url, secret }], count);
+	return { perSecond: count / seconds, p50, p99 };
 }
 
 /** Sends `count` deliveries and waits until the service has received as many replies. */
@@ -486,28 +494,7 @@ async function settled(client) {
  */
 async function sendToAccounts(simUrl, accounts, count) {
 	const webhooks = await json('GET', `${simUrl}/__sim/webhooks`);
-	const targets = accounts.map((account) => webhooks[account]);
-	const body = JSON.stringify(require('../test/fixtures/sample-events.json')['message.received']);
-	const latencies = [];
-	let next = 0;
-	const started = Date.now();
-	await Promise.all(
-		Array.from({ length: INBOUND_CONCURRENCY }, async () => {
-			while (next < count) {
-				const { url, secret } = targets[next++ % targets.length];
-				const t0 = process.hrtime.bigint();
-				const response = await fetch(url, {
-					method: 'POST',
-					headers: { 'content-type': 'application/json', 'x-service-secret': secret },
-					body,
-				});
-				await response.arrayBuffer();
-				if (response.status !== 200) throw new Error(`shared bench: ${url} answered ${response.status}`);
-				latencies.push(Number(process.hrtime.bigint() - t0) / 1e6);
-			}
-		}),
-	);
-	return { seconds: (Date.now() - started) / 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+	return await postDeliveries(accounts.map((account) => webhooks[account]), count);
 }
 
 /**
