@@ -13,7 +13,7 @@
 const { readdirSync, readFileSync } = require('node:fs');
 const { execFileSync } = require('node:child_process');
 
-const { startQueueStack } = require('./queueStack');
+const { defaultPorts, startQueueStack } = require('./queueStack');
 const { N8nClient } = require('./stack');
 
 const TICKS_PER_SECOND = Number(execFileSync('getconf', ['CLK_TCK']).toString().trim()) || 100;
@@ -45,16 +45,14 @@ function treeCpuSeconds(pid) {
 /**
  * @param {object} single  the one-process stack from bench.js (withStack): { client, simUrl, n8nUrl, n8nPid }
  * @param {object} kit     bench.js's helpers: ourInboundWorkflow, runReplies, json, say, percentile, webhookId
- * @param {object} options { deliveries per round, rounds, portBase }
+ * @param {object} options { deliveries per round, rounds, portBase, env: extra environment for
+ *   every n8n process of the queue deployment (the one process must have been started with
+ *   the same), label: what the log calls this run }
  */
-async function measureQueue(single, kit, { deliveries, rounds, portBase }) {
+async function measureQueue(single, kit, { deliveries, rounds, portBase, env = {}, label = 'n8n as shipped' }) {
 	const { ourInboundWorkflow, runReplies, json, say, percentile, webhookId } = kit;
-	say(`5. queue mode: auto-reply, ${deliveries} deliveries per round, ${rounds} rounds, one process vs webhook process + 2 workers`);
-	const base = portBase;
-	const queue = await startQueueStack({
-		examples: false,
-		ports: { main: base, webhook: base + 10, workerHealth: [base + 20, base + 25], simulator: base + 30 },
-	});
+	say(`5. queue mode (${label}): auto-reply, ${deliveries} deliveries per round, ${rounds} rounds, one process vs webhook process + 2 workers`);
+	const queue = await startQueueStack({ examples: false, ports: defaultPorts(portBase), env });
 	try {
 		const queueClient = new N8nClient(queue.state.mainUrl);
 		queueClient.apiKey = queue.state.apiKey;
@@ -70,10 +68,12 @@ async function measureQueue(single, kit, { deliveries, rounds, portBase }) {
 		const modes = {
 			single: { run: await deploy(single.client, single.simUrl, single.n8nUrl), processes: { main: [single.n8nPid] } },
 			queue: {
-				// Deliveries go where the service would send them in queue mode: the webhook process.
+				// Deliveries go where the service would send them in queue mode: the balancer in
+				// front of the webhook process.
 				run: await deploy(queueClient, queue.state.simUrl, queue.state.webhookUrl),
 				processes: {
 					webhook: [queue.state.processes.webhook.pid],
+					'load balancer': [queue.state.processes.balancer.pid],
 					workers: [queue.state.processes.worker1.pid, queue.state.processes.worker2.pid],
 					main: [queue.state.processes.main.pid],
 					'Postgres + Redis': [queue.state.processes.postgres.pid, queue.state.processes.redis.pid],

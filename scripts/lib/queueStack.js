@@ -4,9 +4,18 @@
  *   - Postgres and Redis from Debian's packages (installed with apt-get when missing), started
  *     as an unprivileged user in a temporary folder on free loopback ports;
  *   - `n8n start` (main: editor, API, activation; production webhooks switched off there),
- *     one `n8n webhook` process (where the service delivers) and two `n8n worker`s, all with
+ *     one `n8n webhook` process and two `n8n worker`s, all with
  *     EXECUTIONS_MODE=queue, the same database, Redis and encryption key, and this package
  *     installed as a community package in each one's own user folder;
+ *   - HAProxy from Debian in front of the webhook process, where the service delivers (the
+ *     registered URLs point at it): it sends a request to a webhook process only while that
+ *     process's /healthz/readiness answers 200, as a production load balancer must. n8n
+ *     listens before its webhooks exist and answers every request with 200 "n8n is starting up.
+ *     Please wait" until its database migrations are done (n8n/dist/abstract-server.js:108-113,
+ *     listen at :152; webhook routes in start() :158-166; readiness 200 only after
+ *     markAsReady(), commands/webhook.js:78-79): a delivery sent straight to a starting
+ *     process is acknowledged and never runs. Without the balancer the soak lost 7 of 5,000
+ *     deliveries that way, and a delivery with a wrong secret got that 200 as well;
  *   - the relay simulator, an owner, an API key, credentials and the example workflows.
  *
  * Every long-running process gets its own process group (detached) and its log file as
@@ -49,11 +58,16 @@ const DB_USER = 'n8n';
 
 const wait = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Ports: E2E_QUEUE_PORT_BASE (5810) + offsets; Postgres and Redis take any free loopback port. */
+/**
+ * Ports: E2E_QUEUE_PORT_BASE (5810) + offsets; Postgres and Redis take any free loopback port.
+ * `webhook` is the address deliveries go to (the balancer), `webhookProcess` the n8n webhook
+ * process behind it.
+ */
 function defaultPorts(base = Number(process.env.E2E_QUEUE_PORT_BASE ?? 5810)) {
 	return {
 		main: base,
 		webhook: base + 10,
+		webhookProcess: base + 12,
 		workerHealth: [base + 20, base + 25],
 		simulator: base + 30,
 	};
@@ -98,13 +112,14 @@ function findPostgresBin() {
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const REDIS_CLI = '/usr/bin/redis-cli';
+const HAPROXY = '/usr/sbin/haproxy';
 
 function isRoot() {
 	return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
 /**
- * Debian's postgresql and redis-server, installed when missing. Their packages start system
+ * Debian's postgresql, redis-server and haproxy, installed when missing. Their packages start system
  * services on install; a policy-rc.d that answers 101 ("action forbidden") keeps them from it,
  * so nothing is left listening on 5432/6379.
  */
@@ -112,6 +127,7 @@ function ensureQueueServices() {
 	const missing = [];
 	if (!findPostgresBin()) missing.push('postgresql');
 	if (!existsSync(REDIS_SERVER) || !existsSync(REDIS_CLI)) missing.push('redis-server');
+	if (!existsSync(HAPROXY)) missing.push('haproxy');
 	if (missing.length) {
 		if (!isRoot()) throw new Error(`Missing ${missing.join(' and ')}: install Debian's packages (sudo apt-get install ${missing.join(' ')})`);
 		say(`installing Debian's ${missing.join(' and ')} (apt-get)`);
@@ -126,7 +142,7 @@ function ensureQueueServices() {
 			if (ownPolicy) rmSync(policy, { force: true });
 		}
 	}
-	return { pgBin: findPostgresBin(), redisServer: REDIS_SERVER, redisCli: REDIS_CLI };
+	return { pgBin: findPostgresBin(), redisServer: REDIS_SERVER, redisCli: REDIS_CLI, haproxy: HAPROXY };
 }
 
 /** Postgres refuses to run as root: as root, the servers run as `relaytest` (created if missing). */
@@ -348,6 +364,53 @@ async function startRedis(state, services, ids) {
 	await waitFor('Redis to answer PING', async () => redisCli(state.stateFile, ['ping']) === 'PONG', { timeoutMs: 30_000 });
 }
 
+/**
+ * HAProxy in front of the webhook process: traffic only while its /healthz/readiness answers
+ * 200 (checked every 500 ms; one failed check takes it out, one good one puts it back). While
+ * no process is ready, a delivery gets 503, which the service retries. A refused connection
+ * (the process just exited) is retried by HAProxy itself before it answers 503. Timeouts are
+ * long enough for a shared-webhook hand-off that waits for a member's burst (75 s).
+ */
+function startBalancer(state, services) {
+	const config = join(state.workDir, 'haproxy.cfg');
+	writeFileSync(
+		config,
+		[
+			'global',
+			'  maxconn 2000',
+			'defaults',
+			'  mode http',
+			'  timeout connect 2s',
+			'  timeout client 180s',
+			'  timeout server 180s',
+			'  timeout http-request 30s',
+			'  timeout check 10s',
+			'  retries 3',
+			'frontend deliveries',
+			`  bind 127.0.0.1:${state.ports.webhook}`,
+			'  monitor-uri /__balancer/alive',
+			'  default_backend n8n_webhook_processes',
+			'backend n8n_webhook_processes',
+			'  option httpchk GET /healthz/readiness',
+			'  http-check expect status 200',
+			'  default-server inter 500ms fall 1 rise 1',
+			`  server webhook1 127.0.0.1:${state.ports.webhookProcess} check`,
+			'',
+		].join('\n'),
+	);
+	state.processes.balancer = {
+		name: 'balancer',
+		command: services.haproxy,
+		// -db: stay in the foreground, one process (no master-worker), so its pid is the one to stop.
+		args: ['-db', '-f', config],
+		env: { PATH: process.env.PATH },
+		cwd: state.workDir,
+		logFile: join(state.workDir, 'balancer.log'),
+		healthUrl: `http://127.0.0.1:${state.ports.webhook}/__balancer/alive`,
+	};
+	saveState(state);
+}
+
 /** The environment every n8n process of the deployment shares, plus what is its own. */
 function queueEnvironment(node24, state, own) {
 	const webhookUrl = `http://127.0.0.1:${state.ports.webhook}/`;
@@ -370,6 +433,7 @@ function queueEnvironment(node24, state, own) {
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 		N8N_RUNNERS_BROKER_PORT: String(own.brokerPort),
 		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL ?? 'info',
+		...state.env,
 		...own.extra,
 	};
 }
@@ -387,8 +451,8 @@ function n8nSpec(node24, n8n, state, { name, args, userFolder, port, brokerPort,
 }
 
 /**
- * Starts the whole deployment. Options: ports (defaultPorts()), workers (2), workerConcurrency
- * (10, n8n's default), examples (true: the auto-reply and the disconnect alert, both on acct_main).
+ * Starts the whole deployment. Options: ports (defaultPorts()), env (extra environment for every
+ * n8n process), workers (2), workerConcurrency (10, n8n's default), examples (true: the auto-reply and the disconnect alert, both on acct_main).
  * Returns the state (also saved in state.stateFile) and stop().
  */
 async function startQueueStack(options = {}) {
@@ -397,7 +461,9 @@ async function startQueueStack(options = {}) {
 	await requireFreePorts([
 		['n8n main', ports.main],
 		['n8n main task broker', ports.main + 1],
-		['n8n webhook process', ports.webhook],
+		['webhook balancer', ports.webhook],
+		['n8n webhook process', ports.webhookProcess],
+		['n8n webhook process task broker', ports.webhookProcess + 1],
 		...ports.workerHealth.slice(0, workerCount).flatMap((p, i) => [
 			[`worker ${i + 1} health`, p],
 			[`worker ${i + 1} task broker`, p + 1],
@@ -413,7 +479,7 @@ async function startQueueStack(options = {}) {
 	const workDir = mkdtempSync(join(tmpdir(), 'relay-queue-'));
 	// Postgres (as relaytest) must be able to reach its folder inside.
 	if (ids.uid !== undefined) spawnSync('chmod', ['755', workDir]);
-	const state = { stateFile: join(workDir, 'state.json'), workDir, ports, processes: {}, startedAt: new Date().toISOString() };
+	const state = { stateFile: join(workDir, 'state.json'), workDir, ports, env: options.env ?? {}, processes: {}, startedAt: new Date().toISOString() };
 	saveState(state);
 	const reaper = spawn(process.execPath, [join(__dirname, 'queueReaper.js'), state.stateFile, String(process.pid)], {
 		detached: true,
@@ -427,7 +493,7 @@ async function startQueueStack(options = {}) {
 		stopped = true;
 		const current = existsSync(state.stateFile) ? loadState(state.stateFile) : state;
 		// n8n first (it drains and writes to the database), then what it uses.
-		const order = ['webhook', ...Object.keys(current.processes).filter((n) => n.startsWith('worker')), 'main', 'simulator', 'redis', 'postgres'];
+		const order = ['balancer', 'webhook', ...Object.keys(current.processes).filter((n) => n.startsWith('worker')), 'main', 'simulator', 'redis', 'postgres'];
 		for (const name of order) {
 			const proc = current.processes[name];
 			if (!proc?.pid) continue;
@@ -476,7 +542,9 @@ async function startQueueStack(options = {}) {
 		Object.assign(state, loadState(state.stateFile));
 
 		state.mainUrl = `http://127.0.0.1:${ports.main}`;
+		// Where the service delivers: the balancer (N8N_WEBHOOK_URL points there too).
 		state.webhookUrl = `http://127.0.0.1:${ports.webhook}`;
+		state.webhookProcessUrl = `http://127.0.0.1:${ports.webhookProcess}`;
 		state.processes.main = n8nSpec(node24, n8n, state, {
 			name: 'main',
 			args: ['start'],
@@ -489,9 +557,9 @@ async function startQueueStack(options = {}) {
 			name: 'webhook',
 			args: ['webhook'],
 			userFolder: userFolder('webhook'),
-			port: ports.webhook,
-			brokerPort: ports.webhook + 1,
-			healthUrl: `${state.webhookUrl}/healthz/readiness`,
+			port: ports.webhookProcess,
+			brokerPort: ports.webhookProcess + 1,
+			healthUrl: `${state.webhookProcessUrl}/healthz/readiness`,
 		});
 		for (let i = 0; i < workerCount; i++) {
 			const health = ports.workerHealth[i];
@@ -513,9 +581,17 @@ async function startQueueStack(options = {}) {
 		// Main first: it runs the database migrations the others wait for.
 		say(`starting n8n main on ${state.mainUrl} (logs in ${workDir})`);
 		await startProcess(state.stateFile, 'main');
-		say(`starting the n8n webhook process on ${state.webhookUrl} and ${workerCount} workers`);
+		say(`starting the n8n webhook process on ${state.webhookProcessUrl} and ${workerCount} workers`);
 		await Promise.all(['webhook', ...Array.from({ length: workerCount }, (_, i) => `worker${i + 1}`)].map((name) => startProcess(state.stateFile, name)));
 		Object.assign(state, loadState(state.stateFile));
+		say(`starting HAProxy on ${state.webhookUrl} in front of the webhook process (deliveries go there)`);
+		startBalancer(state, services);
+		await startProcess(state.stateFile, 'balancer');
+		Object.assign(state, loadState(state.stateFile));
+		// The balancer's first readiness check must have passed before anything is published.
+		await waitFor('the balancer to route to the webhook process', async () => (await fetch(`${state.webhookUrl}/healthz/readiness`)).ok, {
+			timeoutMs: 30_000,
+		});
 
 		say('creating the owner account, an API key and the credentials');
 		const client = new N8nClient(state.mainUrl);

@@ -9,7 +9,10 @@ export interface ProcessSpec {
 
 export interface Deployment {
 	mainUrl: string;
+	/** Where the service delivers: HAProxy in front of the webhook process (readiness-gated). */
 	webhookUrl: string;
+	/** The n8n webhook process itself, behind the balancer. */
+	webhookProcessUrl: string;
 	simUrl: string;
 	apiKey: string;
 	owner: { email: string; password: string };

@@ -1,8 +1,10 @@
 /**
  * n8n in queue mode, for real: Postgres, Redis, n8n main, one `n8n webhook` process and two
- * `n8n worker`s (globalSetup.js). Publishing registers the webhook process's URL; deliveries
- * are verified by the trigger there, enqueued, and run on the workers; a bad secret gets 401 and
- * runs nothing. The soak sends mixed deliveries (10% with a bad secret) through a sender that
+ * `n8n worker`s (globalSetup.js), with HAProxy in front of the webhook process as a production
+ * load balancer (routes only to a process whose /healthz/readiness answers 200: a starting n8n
+ * answers every request with 200 before its webhooks exist, scripts/lib/queueStack.js).
+ * Publishing registers the balancer's URL; deliveries are verified by the trigger in the webhook
+ * process, enqueued, and run on the workers; a bad secret gets 401 and runs nothing. The soak sends mixed deliveries (10% with a bad secret) through a sender that
  * retries like a delivery service, restarts one worker and the webhook process while it runs,
  * and checks that every accepted delivery ran exactly once in each workflow that selected it.
  *
@@ -109,6 +111,26 @@ async function eventually<T>(what: string, check: () => T | undefined | false | 
 	}
 }
 
+/** How long the workers may make no progress before the soak stops waiting and reports. */
+const STALL_MS = 180_000;
+
+/**
+ * Polls `check` until it is done (true), it has reported the same progress for `stallMs`, or
+ * `timeoutMs` has passed (false in both cases).
+ */
+async function untilStalled(check: () => { done: boolean; progress: string }, stallMs: number, timeoutMs: number): Promise<boolean> {
+	const started = Date.now();
+	let last = '';
+	let lastChange = started;
+	for (;;) {
+		const { done, progress } = check();
+		if (done) return true;
+		if (progress !== last) [last, lastChange] = [progress, Date.now()];
+		if (Date.now() - lastChange > stallMs || Date.now() - started > timeoutMs) return false;
+		await sleep(1000);
+	}
+}
+
 function event(type: string, deliveryId: string, change?: (e: Event) => void): Event {
 	const body = { ...(sample(type as (typeof sampleEventTypes)[number]) as IDataObject), deliveryId } as Event;
 	change?.(body);
@@ -125,7 +147,7 @@ function groupMessage(deliveryId: string) {
 const executionsOf = (rows: ExecutionRow[], deliveryId: string) => rows.filter((r) => r.deliveryId === deliveryId);
 
 describe('n8n queue mode: main, one webhook process, two workers', () => {
-	test('publishing registered the account\'s shared webhook at the webhook process, not at main', async () => {
+	test('publishing registered the account\'s shared webhook at the balancer in front of the webhook process, not at main', async () => {
 		const webhooks = await registeredWebhooks();
 		// The alert, published last, holds it and lists the auto-reply (docs/shared-webhook.md).
 		const registration = parseRegistration(webhooks.acct_main!.url)!;
@@ -306,12 +328,15 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			}
 			const expectedRuns = [...expected.values()].reduce((n, ids) => n + ids.length, 0);
 
-			await eventually(
-				'the workers to finish every accepted delivery',
+			// Wait for the workers to catch up, but only while they make progress: a run that never
+			// comes must fail the suite within minutes, with the report below saying which
+			// deliveries and which executions are missing, not after the whole time bound.
+			const caughtUp = await untilStalled(
 				() => {
 					const queue = bullCounts();
-					return finishedSince(before) >= expectedRuns && queue.wait === 0 && queue.active === 0;
+					return { done: finishedSince(before) >= expectedRuns && queue.wait === 0 && queue.active === 0, progress: `${finishedSince(before)} ${JSON.stringify(queue)}` };
 				},
+				STALL_MS,
 				Math.max(60_000, SOAK_TIMEOUT_MS - (Date.now() - soakStarted)),
 			);
 			const processingSeconds = (Date.now() - sendingStarted) / 1000;
@@ -337,6 +362,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 							expected: expected.get(w.id)!.length,
 							runs: runs.length,
 							lost: expected.get(w.id)!.filter((id) => !ids.includes(id)).length,
+							lostIds: expected.get(w.id)!.filter((id) => !ids.includes(id)).slice(0, 20),
 							duplicates: ids.length - new Set(ids).size,
 						},
 					];
@@ -354,6 +380,9 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				allRunsFinishedSeconds: Math.round(processingSeconds * 10) / 10,
 				runs: rows.length,
 				runsPerSecond: Math.round((rows.length / processingSeconds) * 10) / 10,
+				caughtUp,
+				notSucceeded: rows.filter((r) => r.status !== 'success').slice(0, 20),
+				queueAtEnd: bullCounts(),
 				perWorkflow,
 				lost: Object.values(perWorkflow).reduce((n, w) => n + w.lost, 0),
 				duplicates: Object.values(perWorkflow).reduce((n, w) => n + w.duplicates, 0),
