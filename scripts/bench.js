@@ -16,7 +16,7 @@
  * Prints a Markdown table and writes it to scripts/bench-results.md.
  */
 const { execFileSync, spawnSync } = require('node:child_process');
-const { writeFileSync, mkdtempSync } = require('node:fs');
+const { existsSync, mkdtempSync, readFileSync, writeFileSync } = require('node:fs');
 const { cpus, tmpdir, totalmem } = require('node:os');
 const { join } = require('node:path');
 
@@ -610,6 +610,24 @@ function queueRows([label, queue]) {
 	return rows;
 }
 
+/**
+ * With BENCH_ONLY, the rows of the sections not run this time are taken from the previous
+ * scripts/bench-results.md (marked with the date line they came from), so the file always
+ * holds every section and says which figures are from when.
+ */
+function keepRowsNotMeasured(lines, only) {
+	const file = join(repoRoot, 'scripts', 'bench-results.md');
+	if (!only || !existsSync(file)) return lines;
+	const sectionOf = { inbound: '1', outbound: '2', sharing: '4', queue: '5' };
+	const ran = new Set(['3', ...only.split(',').map((name) => sectionOf[name])]);
+	const previous = readFileSync(file, 'utf8').split('\n');
+	const kept = previous.filter((line) => /^\| \d \|/.test(line) && !ran.has(line.split('|')[1].trim()));
+	const fresh = lines.slice(4).filter((line) => ran.has(line.split('|')[1].trim()));
+	const rows = [...kept, ...fresh].sort((a, b) => Number(a.split('|')[1]) - Number(b.split('|')[1]));
+	const header = `${lines[0]} Sections ${[...ran].sort().join(', ')} were measured now (BENCH_ONLY=${only}); the other rows are kept from the previous run: "${previous[0]}"`;
+	return [header, ...lines.slice(1, 4), ...rows];
+}
+
 async function main() {
 	say('building');
 	spawnSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'ignore' });
@@ -671,7 +689,7 @@ async function main() {
 		...sharingRows(sharing),
 		...queue.flatMap(queueRows),
 	];
-	const table = lines.join('\n');
+	const table = keepRowsNotMeasured(lines, only).join('\n');
 	console.log(`\n${table}\n`);
 	writeFileSync(join(repoRoot, 'scripts', 'bench-results.md'), `${table}\n`);
 	say('written to scripts/bench-results.md');
