@@ -126,8 +126,14 @@ function coldLoadAndSize() {
 
 const webhookId = (n) => `b3e0c1d2-0000-4000-8000-00000000000${n}`;
 
+/** A credential for one simulator account (its API key), as { id, name } for workflow nodes. */
+async function accountCredential(client, simUrl, name, apiKey) {
+	const created = await client.createCredential(name, { baseUrl: simUrl, apiKey, authHeader: 'xApiKey' });
+	return { id: created.id, name: created.name };
+}
+
 /** Our trigger alone (version 1 or 2), or followed by Reply: the auto-reply a user of this package builds. */
-async function ourInboundWorkflow(client, credential, { version, id, reply = false }) {
+function triggerWorkflowData(name, credential, { version, id, reply = false }) {
 	const nodes = [
 		{
 			id: 't',
@@ -151,14 +157,12 @@ async function ourInboundWorkflow(client, credential, { version, id, reply = fal
 			credentials: { messagingRelayApi: credential },
 		});
 	}
-	return await client.importWorkflow(
-		{
-			name: `bench: Messaging Relay Trigger v${version}${reply ? ' → Reply' : ''}`,
-			nodes,
-			connections: reply ? { 'Relay Trigger': { main: [[{ node: 'Reply', type: 'main', index: 0 }]] } } : {},
-		},
-		credential,
-	);
+	return { name, nodes, connections: reply ? { 'Relay Trigger': { main: [[{ node: 'Reply', type: 'main', index: 0 }]] } } : {} };
+}
+
+async function ourInboundWorkflow(client, credential, options) {
+	const name = `bench: Messaging Relay Trigger v${options.version}${options.reply ? ' → Reply' : ''}`;
+	return await client.importWorkflow(triggerWorkflowData(name, credential, options), credential);
 }
 
 /** What users of peer nodes build today: n8n's Webhook node, then an IF on the header. */
@@ -276,10 +280,7 @@ async function runReplies(simUrl, url, secret, count) {
  */
 async function measureInbound(stack, cred) {
 	say(`1. inbound: ${INBOUND} deliveries per variant (${INBOUND / 2} for the reply pair), ${INBOUND_CONCURRENCY} at once, alternating`);
-	const credential = async (name, apiKey) => {
-		const created = await stack.client.createCredential(name, { baseUrl: stack.simUrl, apiKey, authHeader: 'xApiKey' });
-		return { id: created.id, name: created.name };
-	};
+	const credential = (name, apiKey) => accountCredential(stack.client, stack.simUrl, name, apiKey);
 	const v2Cred = await credential('bench v2 account', 'sim-key-bench-v2');
 	const replyCred = await credential('bench reply account', 'sim-key-bench-reply');
 	const v1 = await ourInboundWorkflow(stack.client, cred, { version: 1, id: webhookId(1) });
@@ -412,12 +413,7 @@ async function withStack(extraEnv, work) {
 	const stack = await startStack({ n8nPort: N8N_PORT, simPort: SIM_PORT, examples: false, keepUserFolder: !!process.env.BENCH_KEEP });
 	process.env = saved;
 	try {
-		const credential = await stack.client.createCredential('bench account', {
-			baseUrl: stack.simUrl,
-			apiKey: 'sim-key-bench',
-			authHeader: 'xApiKey',
-		});
-		return await work(stack, { id: credential.id, name: credential.name });
+		return await work(stack, await accountCredential(stack.client, stack.simUrl, 'bench account', 'sim-key-bench'));
 	} finally {
 		await stack.stop();
 	}
@@ -459,25 +455,6 @@ async function measureOutbound(stack, cred) {
 
 const shareWebhookId = (group, n) => `b3e0c1d2-0000-4000-8000-0000000${group}000${n}`;
 
-function sharingWorkflow(name, id, credential) {
-	return {
-		name,
-		nodes: [
-			{
-				id: 't',
-				name: 'Relay Trigger',
-				type: 'n8n-nodes-messaging-relay.messagingRelayTrigger',
-				typeVersion: 1,
-				position: [0, 0],
-				webhookId: id,
-				parameters: { events: ['message.received'] },
-				credentials: { messagingRelayApi: credential },
-			},
-		],
-		connections: {},
-	};
-}
-
 /** Waits until n8n has no execution running (the previous measurement's tail is not counted twice). */
 async function settled(client) {
 	for (let i = 0; i < 600; i++) {
@@ -504,17 +481,16 @@ async function sendToAccounts(simUrl, accounts, count) {
  */
 async function measureSharing(stack) {
 	say(`4. sharing: ${SHARE_EXECUTIONS} executions per measurement, ${SHARE_ROUNDS} rounds, alternating`);
-	const credential = async (name, apiKey) => {
-		const created = await stack.client.createCredential(name, { baseUrl: stack.simUrl, apiKey, authHeader: 'xApiKey' });
-		return { id: created.id, name: created.name };
-	};
+	const credential = (name, apiKey) => accountCredential(stack.client, stack.simUrl, name, apiKey);
 	const sharedCredential = await credential('bench shared account', 'sim-key-bench-shared');
 	const shared = [];
 	const separate = [];
 	for (let n = 1; n <= 4; n++) {
 		const own = await credential(`bench account ${n}`, `sim-key-bench-${n}`);
-		shared.push((await stack.client.importWorkflow(sharingWorkflow(`bench: shared ${n}`, shareWebhookId(1, n), sharedCredential), sharedCredential)).id);
-		separate.push((await stack.client.importWorkflow(sharingWorkflow(`bench: separate ${n}`, shareWebhookId(2, n), own), own)).id);
+		const sharing = triggerWorkflowData(`bench: shared ${n}`, sharedCredential, { version: 1, id: shareWebhookId(1, n) });
+		const alone = triggerWorkflowData(`bench: separate ${n}`, own, { version: 1, id: shareWebhookId(2, n) });
+		shared.push((await stack.client.importWorkflow(sharing, sharedCredential)).id);
+		separate.push((await stack.client.importWorkflow(alone, own)).id);
 	}
 	for (const id of separate) await stack.client.publish(id);
 	const published = new Set();
@@ -651,7 +627,7 @@ async function main() {
 	const queue = [];
 	if (runs('queue')) {
 		for (const [label, env] of queueSettings) {
-			const kit = { ourInboundWorkflow, runReplies, json, say, percentile, webhookId };
+			const kit = { accountCredential, ourInboundWorkflow, runReplies, json, say, percentile, webhookId };
 			queue.push([label, await withStack(env, (stack) => measureQueue(stack, kit, { deliveries: QUEUE_DELIVERIES, rounds: QUEUE_ROUNDS, portBase: QUEUE_PORT_BASE, env, label }))]);
 		}
 	}

@@ -44,13 +44,13 @@ function treeCpuSeconds(pid) {
 
 /**
  * @param {object} single  the one-process stack from bench.js (withStack): { client, simUrl, n8nUrl, n8nPid }
- * @param {object} kit     bench.js's helpers: ourInboundWorkflow, runReplies, json, say, percentile, webhookId
+ * @param {object} kit     bench.js's helpers: accountCredential, ourInboundWorkflow, runReplies, json, say, percentile, webhookId
  * @param {object} options { deliveries per round, rounds, portBase, env: extra environment for
  *   every n8n process of the queue deployment (the one process must have been started with
  *   the same), label: what the log calls this run }
  */
 async function measureQueue(single, kit, { deliveries, rounds, portBase, env = {}, label = 'n8n as shipped' }) {
-	const { ourInboundWorkflow, runReplies, json, say, percentile, webhookId } = kit;
+	const { accountCredential, ourInboundWorkflow, runReplies, json, say, percentile, webhookId } = kit;
 	say(`5. queue mode (${label}): auto-reply, ${deliveries} deliveries per round, ${rounds} rounds, one process vs webhook process + 2 workers`);
 	const queue = await startQueueStack({ examples: false, ports: defaultPorts(portBase), env });
 	try {
@@ -58,8 +58,7 @@ async function measureQueue(single, kit, { deliveries, rounds, portBase, env = {
 		queueClient.apiKey = queue.state.apiKey;
 
 		const deploy = async (client, simUrl, n8nUrl) => {
-			const created = await client.createCredential('bench queue account', { baseUrl: simUrl, apiKey: 'sim-key-bench-reply', authHeader: 'xApiKey' });
-			const credential = { id: created.id, name: created.name };
+			const credential = await accountCredential(client, simUrl, 'bench queue account', 'sim-key-bench-reply');
 			const workflow = await ourInboundWorkflow(client, credential, { version: 2, id: webhookId(6), reply: true });
 			await client.publish(workflow.id);
 			const secret = (await json('GET', `${simUrl}/__sim/webhooks`)).acct_bench_reply.secret;
