@@ -49,6 +49,7 @@ const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
+const { HAPROXY, aptInstall, balancerArgs, balancerConfig } = require('./balancer');
 const { ensureN8n, ensureNode24, run, say } = require('./runtime');
 const { buildAndPack, installIntoUserFolder, n8nEnvironment, readExample, N8nClient, waitFor, OWNER, repoRoot } = require('./stack');
 
@@ -112,36 +113,18 @@ function findPostgresBin() {
 
 const REDIS_SERVER = '/usr/bin/redis-server';
 const REDIS_CLI = '/usr/bin/redis-cli';
-const HAPROXY = '/usr/sbin/haproxy';
 
 function isRoot() {
 	return typeof process.getuid === 'function' && process.getuid() === 0;
 }
 
-/**
- * Debian's postgresql, redis-server and haproxy, installed when missing. Their packages start system
- * services on install; a policy-rc.d that answers 101 ("action forbidden") keeps them from it,
- * so nothing is left listening on 5432/6379.
- */
+/** Debian's postgresql, redis-server and haproxy, installed when missing (without starting their system services). */
 function ensureQueueServices() {
 	const missing = [];
 	if (!findPostgresBin()) missing.push('postgresql');
 	if (!existsSync(REDIS_SERVER) || !existsSync(REDIS_CLI)) missing.push('redis-server');
 	if (!existsSync(HAPROXY)) missing.push('haproxy');
-	if (missing.length) {
-		if (!isRoot()) throw new Error(`Missing ${missing.join(' and ')}: install Debian's packages (sudo apt-get install ${missing.join(' ')})`);
-		say(`installing Debian's ${missing.join(' and ')} (apt-get)`);
-		const policy = '/usr/sbin/policy-rc.d';
-		const ownPolicy = !existsSync(policy);
-		if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-		try {
-			const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-			run('apt-get', ['update', '-qq'], { env });
-			run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...missing], { env });
-		} finally {
-			if (ownPolicy) rmSync(policy, { force: true });
-		}
-	}
+	if (missing.length) aptInstall(missing);
 	return { pgBin: findPostgresBin(), redisServer: REDIS_SERVER, redisCli: REDIS_CLI, haproxy: HAPROXY };
 }
 
@@ -212,7 +195,7 @@ async function stopGroup(pid, { signal = 'SIGTERM', graceMs = 45_000, onSignalle
 	while (alive(pid)) await wait(50);
 }
 
-async function waitForHealth(name, url, pid, logFile, timeoutMs = 180_000) {
+async function waitForHealth(name, url, pid, logFile, timeoutMs = 600_000) {
 	await waitFor(
 		`${name} to answer ${url}`,
 		async () => {
@@ -364,45 +347,14 @@ async function startRedis(state, services, ids) {
 	await waitFor('Redis to answer PING', async () => redisCli(state.stateFile, ['ping']) === 'PONG', { timeoutMs: 30_000 });
 }
 
-/**
- * HAProxy in front of the webhook process: traffic only while its /healthz/readiness answers
- * 200 (checked every 500 ms; one failed check takes it out, one good one puts it back). While
- * no process is ready, a delivery gets 503, which the service retries. A refused connection
- * (the process just exited) is retried by HAProxy itself before it answers 503. Timeouts are
- * long enough for a shared-webhook hand-off that waits for a member's burst (75 s).
- */
+/** HAProxy in front of the webhook process (balancer.js says what it does and why). */
 function startBalancer(state, services) {
 	const config = join(state.workDir, 'haproxy.cfg');
-	writeFileSync(
-		config,
-		[
-			'global',
-			'  maxconn 2000',
-			'defaults',
-			'  mode http',
-			'  timeout connect 2s',
-			'  timeout client 180s',
-			'  timeout server 180s',
-			'  timeout http-request 30s',
-			'  timeout check 10s',
-			'  retries 3',
-			'frontend deliveries',
-			`  bind 127.0.0.1:${state.ports.webhook}`,
-			'  monitor-uri /__balancer/alive',
-			'  default_backend n8n_webhook_processes',
-			'backend n8n_webhook_processes',
-			'  option httpchk GET /healthz/readiness',
-			'  http-check expect status 200',
-			'  default-server inter 500ms fall 1 rise 1',
-			`  server webhook1 127.0.0.1:${state.ports.webhookProcess} check`,
-			'',
-		].join('\n'),
-	);
+	writeFileSync(config, balancerConfig({ listenPort: state.ports.webhook, backendPort: state.ports.webhookProcess }));
 	state.processes.balancer = {
 		name: 'balancer',
 		command: services.haproxy,
-		// -db: stay in the foreground, one process (no master-worker), so its pid is the one to stop.
-		args: ['-db', '-f', config],
+		args: balancerArgs(config),
 		env: { PATH: process.env.PATH },
 		cwd: state.workDir,
 		logFile: join(state.workDir, 'balancer.log'),

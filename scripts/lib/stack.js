@@ -10,6 +10,7 @@ const { createWriteStream, mkdirSync, mkdtempSync, readFileSync, readdirSync, wr
 const { tmpdir } = require('node:os');
 const { join, resolve } = require('node:path');
 
+const { balancerArgs, balancerConfig, ensureHaproxy } = require('./balancer');
 const { cleanEnv, ensureN8n, ensureNode24, node24Env, run, say } = require('./runtime');
 
 const repoRoot = resolve(__dirname, '..', '..');
@@ -192,7 +193,9 @@ function readExample(name) {
 
 /**
  * Starts everything. Options: n8nPort (5678), simPort (5680), userFolder (fresh temp dir),
- * account ({ baseUrl, apiKey } of a real account; the simulator otherwise), examples (true).
+ * account ({ baseUrl, apiKey } of a real account; the simulator otherwise), examples (true),
+ * balancerPort (none: when set, a readiness-gated HAProxy in front of n8n listens there, see
+ * balancer.js; n8n still registers its own URL, a caller sends through the balancer itself).
  */
 async function startStack(options = {}) {
 	const n8nPort = options.n8nPort ?? 5678;
@@ -226,12 +229,26 @@ async function startStack(options = {}) {
 	const exited = new Promise((resolveExit) => n8nProcess.once('exit', (code) => resolveExit(code)));
 	await Promise.race([
 		waitFor('n8n to answer /healthz/readiness', async () => (await fetch(`${n8nUrl}/healthz/readiness`)).ok, {
-			timeoutMs: 180_000,
+			timeoutMs: 600_000,
 		}),
 		exited.then((code) => {
 			throw new Error(`n8n exited with code ${code} during start; see ${logFile}`);
 		}),
 	]);
+
+	let balancerUrl;
+	if (options.balancerPort) {
+		const config = join(workDir, 'haproxy.cfg');
+		writeFileSync(config, balancerConfig({ listenPort: options.balancerPort, backendPort: n8nPort }));
+		balancerUrl = `http://127.0.0.1:${options.balancerPort}`;
+		say(`starting HAProxy on ${balancerUrl} in front of n8n (routes only while n8n is ready)`);
+		const balancer = spawn(ensureHaproxy(), balancerArgs(config), { stdio: ['ignore', 'pipe', 'pipe'] });
+		const balancerLog = createWriteStream(join(workDir, 'balancer.log'));
+		balancer.stdout.pipe(balancerLog);
+		balancer.stderr.pipe(balancerLog);
+		children.push(balancer);
+		await waitFor('HAProxy to route to n8n', async () => (await fetch(`${balancerUrl}/healthz/readiness`)).ok, { timeoutMs: 30_000 });
+	}
 
 	say('creating the owner account and an API key');
 	const client = new N8nClient(n8nUrl);
@@ -273,6 +290,7 @@ async function startStack(options = {}) {
 	return {
 		n8nUrl,
 		simUrl,
+		balancerUrl,
 		userFolder: workDir,
 		logFile,
 		env,

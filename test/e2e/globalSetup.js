@@ -15,10 +15,14 @@ module.exports = async function globalSetup() {
 	const simPort = Number(process.env.E2E_SIM_PORT ?? 5780);
 	const artifacts = mkdtempSync(join(tmpdir(), 'relay-e2e-artifacts-'));
 	ensureChromium();
-	const stack = await startStack({ n8nPort, simPort });
+	// The mixed soak (shared.e2e.ts) restarts n8n while it delivers: it sends through a
+	// readiness-gated balancer, as README's Scaling tells hosts (scripts/lib/balancer.js).
+	const balancerPort = Number(process.env.E2E_BALANCER_PORT ?? 5786);
+	const stack = await startStack({ n8nPort, simPort, balancerPort });
 	const info = {
 		n8nUrl: stack.n8nUrl,
 		simUrl: stack.simUrl,
+		balancerUrl: stack.balancerUrl,
 		userFolder: stack.userFolder,
 		logFile: stack.logFile,
 		apiKey: stack.apiKey,

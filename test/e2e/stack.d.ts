@@ -2,6 +2,8 @@
 export interface StackInfo {
 	n8nUrl: string;
 	simUrl: string;
+	/** The readiness-gated balancer in front of n8n (scripts/lib/balancer.js). */
+	balancerUrl: string;
 	userFolder: string;
 	logFile: string;
 	apiKey: string;
