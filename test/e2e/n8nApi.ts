@@ -104,7 +104,7 @@ export async function executions(workflowId: string): Promise<Execution[]> {
 }
 
 /** Polls until `check` holds, for at most `timeoutMs`. */
-export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 20000): Promise<T> {
+export async function eventually<T>(check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
 	const started = Date.now();
 	for (;;) {
 		const value = await check();
@@ -115,7 +115,7 @@ export async function eventually<T>(check: () => Promise<T | undefined | false>,
 }
 
 /** Waits until the workflow has at least `count` finished executions and returns them. */
-export async function finishedExecutions(workflowId: string, count: number, timeoutMs = 30000) {
+export async function finishedExecutions(workflowId: string, count: number, timeoutMs = 90_000) {
 	return await eventually(async () => {
 		const list = (await executions(workflowId)).filter((e) => e.status !== 'running' && e.status !== 'new');
 		return list.length >= count ? list : undefined;

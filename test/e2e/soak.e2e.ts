@@ -66,7 +66,7 @@ test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good
 		const list = await allExecutions(workflowId);
 		const finished = list.filter((e) => e.status !== 'running' && e.status !== 'new');
 		return finished.length >= good.length ? finished : undefined;
-	}, 300_000);
+	}, 600_000);
 	const memoryEndMb = n8nMemoryMb();
 	const ids = executions.map((e) => (nodeItems(e, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId);
 	expect(executions).toHaveLength(good.length);
@@ -84,4 +84,4 @@ test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good
 		n8nMemoryEndMb: memoryEndMb,
 	});
 	await api('POST', `/workflows/${workflowId}/deactivate`);
-}, 900_000);
+}, 1_800_000);

@@ -63,7 +63,7 @@ async function restartN8n() {
 	child.unref();
 	info.n8nPid = child.pid;
 	writeFileSync(process.env.RELAY_E2E_STACK, JSON.stringify(info, null, 2));
-	for (let i = 0; i < 1200; i++) {
+	for (let i = 0; i < 3000; i++) {
 		try {
 			if ((await fetch(`${info.n8nUrl}/healthz/readiness`)).ok) return;
 		} catch {
@@ -71,7 +71,7 @@ async function restartN8n() {
 		}
 		await new Promise((r) => setTimeout(r, 100));
 	}
-	throw new Error('n8n did not come back within 120 s after the restart');
+	throw new Error('n8n did not come back within 300 s after the restart');
 }
 
 /** Prints a measurement and keeps it in the artifacts folder (the soak's figures). */
