@@ -19,6 +19,8 @@ export interface Deployment {
 	credentials: Record<string, { id: string; name: string }>;
 	workflows: Record<string, { id: string; name: string }>;
 	processes: Record<string, ProcessSpec>;
+	/** Extra environment every n8n process of the deployment runs with (globalSetup.js). */
+	env: Record<string, string>;
 	workDir: string;
 }
 

@@ -373,6 +373,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			const startedHere = started.filter((id) => runIds.has(id));
 			const figures = {
 				deliveries: SOAK_DELIVERIES,
+				n8nSettings: info.env,
 				badSecret: deliveries.filter((d) => !d.good).length,
 				concurrency: SOAK_CONCURRENCY,
 				sendingSeconds: Math.round(sendingSeconds * 10) / 10,
