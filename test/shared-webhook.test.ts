@@ -43,10 +43,14 @@ function holderOf(workflows: SharedWorkflow[]) {
 const counts = (workflows: Record<string, SharedWorkflow>) =>
 	Object.fromEntries(Object.entries(workflows).map(([name, w]) => [name, w.productionEvents.length]));
 
+/** One event of each kind the three workflows select, and one none selects; each call sends new events. */
+let deliveryRound = 0;
 async function deliverAll() {
 	const answers = [];
+	deliveryRound += 1;
 	for (const type of ['message.received', 'number.disconnected', 'group.updated', 'message.read'] as SampleEventType[]) {
-		answers.push((await sim.deliver(sample(type))).status);
+		// A real service never sends the same event twice but as a redelivery (takenHandoffs.ts).
+		answers.push((await sim.deliver({ ...sample(type), deliveryId: `round-${deliveryRound}` })).status);
 	}
 	return answers;
 }
@@ -342,6 +346,28 @@ describe('hand-offs are authenticated', () => {
 		expect((await post(target, genuine, body)).status).toBe(200);
 		expect((await post(target, genuine, body)).status).toBe(401);
 		expect(counts(w)).toEqual({ reply: 1, alert: 0, groups: 0 });
+	});
+
+	test('a member runs a forwarded event once when the holder forwards it again because its answer was lost', async () => {
+		const w = threeWorkflows();
+		for (const x of Object.values(w)) await x.publish();
+		const alert = w.alert.productionPath === registration().holderPath ? w.groups : w.alert;
+		expect(alert).toBe(w.alert);
+		const body = JSON.stringify(sample('number.disconnected'));
+		// The holder forwarded it and the member ran it; then n8n stopped before the holder
+		// answered the service (nothing of the holder's request was kept).
+		expect((await post(alert.productionUrl, signHandoff(key, 'event', alert.productionPath, body).headers, body)).status).toBe(200);
+		await n8n.restart();
+		// The service delivers the same event again; the holder forwards it again.
+		expect((await sim.deliver(JSON.parse(body))).status).toBe(200);
+		await n8n.settled();
+		expect(counts(w)).toEqual({ reply: 0, alert: 1, groups: 0 });
+		// Another event still runs.
+		const next = sample('number.disconnected');
+		next.occurredAt = '2026-11-23T18:00:00.000Z';
+		expect((await sim.deliver(next)).status).toBe(200);
+		await n8n.settled();
+		expect(counts(w)).toEqual({ reply: 0, alert: 2, groups: 0 });
 	});
 
 	test('a stranger cannot take over, and a 401 answer leaks no secret', async () => {

@@ -20,7 +20,8 @@ import { rawBodyText, readDelivery, readUnparsedBody, type Delivery } from './re
 import { startRegistrationRepair } from './registrationRepair';
 import { fanOut } from './share/fanOut';
 import { receiveHandoff } from './share/receiveHandoff';
-import { isHandoff } from './share/signedHandoff';
+import { deliveryIdOf, isHandoff } from './share/signedHandoff';
+import { alreadyTaken, recordTaken } from './share/takenHandoffs';
 import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
 import { triggerState } from './triggerState';
 import { ALL_EVENTS, triggerProperties } from './TriggerDescription';
@@ -144,6 +145,15 @@ export class MessagingRelayTrigger implements INodeType {
 		if (delivery.kind === 'refused') return respond(this, delivery.status, { error: delivery.error });
 		const ignored = ignoreReason(this, delivery);
 		const combining = !ignored && delivery.kind === 'valid' && isCombining(this, delivery.event);
+
+		// A member runs a forwarded event once, even when the holder forwards it again because its
+		// answer to the service was lost (share/takenHandoffs.ts). A burst-held message is not
+		// recorded: it may still be answered 503 and must then run at the redelivery.
+		if (fromTrigger && !ignored && !combining) {
+			const id = deliveryIdOf(rawBodyText(request));
+			if (alreadyTaken(this, state, id)) return { webhookResponse: { received: true, ignored: 'already ran when it was forwarded before' } };
+			recordTaken(this, state, id);
+		}
 
 		// 3. The holder first passes the event on to every other trigger of the account
 		//    (docs/shared-webhook.md, "A delivery at the holder").

@@ -16,6 +16,8 @@ export interface TriggerState extends IDataObject {
 	ownUrl?: string;
 	/** The holder: deliveries it answered 503 because a member could not take them yet. */
 	pending?: Record<string, PendingDelivery>;
+	/** A member: forwarded events it ran recently, delivery id → time (takenHandoffs.ts). */
+	taken?: Record<string, number>;
 }
 
 export interface PendingDelivery extends IDataObject {
