@@ -232,8 +232,9 @@ async function peerInboundWorkflow(client, credential, secret, { id, path, reply
  * Posts `count` deliveries of a message.received event, INBOUND_CONCURRENCY at once, the i-th to
  * `targets[i % n]` ({ url, secret }). Every answer must be 200.
  */
+let deliveriesPosted = 0;
 async function postDeliveries(targets, count) {
-	const body = JSON.stringify(require('../test/fixtures/sample-events.json')['message.received']);
+	const event = require('../test/fixtures/sample-events.json')['message.received'];
 	const latencies = [];
 	let next = 0;
 	const started = Date.now();
@@ -241,6 +242,9 @@ async function postDeliveries(targets, count) {
 		Array.from({ length: INBOUND_CONCURRENCY }, async () => {
 			while (next < count) {
 				const { url, secret } = targets[next++ % targets.length];
+				// Each delivery its own event, as from a real service: a member of a shared webhook
+				// runs a forwarded event only once (takenHandoffs.ts).
+				const body = JSON.stringify({ ...event, deliveryId: `bench-${++deliveriesPosted}` });
 				const t0 = process.hrtime.bigint();
 				const response = await fetch(url, {
 					method: 'POST',
