@@ -4,6 +4,8 @@
  * the secret, like the service does:
  *   npm run deliver -- message.received|number.disconnected|… [--account acct_main] [--secret wrong]
  */
+const { sampleEvents } = require('../test/fixtures/relay-simulator');
+
 const args = process.argv.slice(2);
 const type = args.find((a) => !a.startsWith('--')) ?? 'message.received';
 const option = (name) => {
@@ -13,7 +15,12 @@ const option = (name) => {
 const simUrl = process.env.RELAY_SIM_URL ?? `http://127.0.0.1:${process.env.RELAY_SIM_PORT ?? 5680}`;
 
 (async () => {
-	const body = { type, account: option('account') ?? 'acct_main' };
+	// A new event each time, happening now (as from the service: every event carries the time it
+	// happened), so running this twice is two events, not a redelivery of one.
+	const event = sampleEvents()[type];
+	if (!event) throw new Error(`No sample event ${type}; one of: ${Object.keys(sampleEvents()).join(', ')}`);
+	event.occurredAt = new Date().toISOString();
+	const body = { event, account: option('account') ?? 'acct_main' };
 	if (option('secret') !== undefined) body.secret = option('secret');
 	const response = await fetch(`${simUrl}/__sim/deliver`, {
 		method: 'POST',
