@@ -58,6 +58,13 @@ function balancerConfig({ listenPort, backendPort }) {
 		'  timeout http-request 30s',
 		'  timeout check 10s',
 		'  retries 3',
+		// One connection to n8n per request, closed after its answer. A reused keep-alive connection
+		// would carry new requests into an n8n that has begun to stop (Node's server.close() only
+		// stops new connections), whose answers can die with the process after their runs started
+		// (seen in the mixed soak: the service redelivered an event a member had already run). A
+		// new connection to a stopping n8n is refused before anything is sent, and retried safely.
+		'  option http-server-close',
+		'  http-reuse never',
 		'frontend deliveries',
 		`  bind 127.0.0.1:${listenPort}`,
 		'  monitor-uri /__balancer/alive',
