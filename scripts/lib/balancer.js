@@ -12,33 +12,11 @@
  * burst (75 s). Used by the queue-mode stack (in front of the webhook process) and by the
  * single-process end-to-end stack (in front of the n8n that the mixed soak restarts).
  */
-const { existsSync, rmSync, writeFileSync } = require('node:fs');
+const { existsSync } = require('node:fs');
 
-const { run, say } = require('./runtime');
+const { aptInstall } = require('./runtime');
 
 const HAPROXY = '/usr/sbin/haproxy';
-
-/**
- * Installs Debian packages with apt-get (as root). Their packages may start system services on
- * install; a policy-rc.d that answers 101 ("action forbidden") keeps them from it, so nothing is
- * left listening on their default ports.
- */
-function aptInstall(packages) {
-	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-		throw new Error(`Missing ${packages.join(' and ')}: install Debian's packages (sudo apt-get install ${packages.join(' ')})`);
-	}
-	say(`installing Debian's ${packages.join(' and ')} (apt-get)`);
-	const policy = '/usr/sbin/policy-rc.d';
-	const ownPolicy = !existsSync(policy);
-	if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
-	try {
-		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-		run('apt-get', ['update', '-qq'], { env });
-		run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { env });
-	} finally {
-		if (ownPolicy) rmSync(policy, { force: true });
-	}
-}
 
 function ensureHaproxy() {
 	if (!existsSync(HAPROXY)) aptInstall(['haproxy']);
@@ -81,4 +59,4 @@ function balancerConfig({ listenPort, backendPort }) {
 /** HAProxy's command line for a config file: -db keeps it in the foreground as one process, so its pid is the one to stop. */
 const balancerArgs = (configFile) => ['-db', '-f', configFile];
 
-module.exports = { HAPROXY, aptInstall, ensureHaproxy, balancerConfig, balancerArgs };
+module.exports = { HAPROXY, ensureHaproxy, balancerConfig, balancerArgs };

@@ -49,8 +49,8 @@ const net = require('node:net');
 const { tmpdir } = require('node:os');
 const { join } = require('node:path');
 
-const { HAPROXY, aptInstall, balancerArgs, balancerConfig } = require('./balancer');
-const { ensureN8n, ensureNode24, run, say } = require('./runtime');
+const { HAPROXY, balancerArgs, balancerConfig } = require('./balancer');
+const { aptInstall, ensureN8n, ensureNode24, run, say } = require('./runtime');
 const { buildAndPack, installIntoUserFolder, n8nEnvironment, readExample, N8nClient, waitFor, OWNER, repoRoot } = require('./stack');
 
 const UNPRIVILEGED_USER = 'relaytest';

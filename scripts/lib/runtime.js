@@ -117,7 +117,29 @@ function ensureChromium() {
 	return path;
 }
 
-module.exports = { cleanEnv, ensureChromium, ensureNode24, ensureN8n, node24Env, cacheRoot, N8N_VERSION, NODE24_VERSION, say, run };
+/**
+ * Installs Debian packages with apt-get (as root). Their packages may start system services on
+ * install; a policy-rc.d that answers 101 ("action forbidden") keeps them from it, so nothing is
+ * left listening on their default ports.
+ */
+function aptInstall(packages) {
+	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+		throw new Error(`Missing ${packages.join(' and ')}: install Debian's packages (sudo apt-get install ${packages.join(' ')})`);
+	}
+	say(`installing Debian's ${packages.join(' and ')} (apt-get)`);
+	const policy = '/usr/sbin/policy-rc.d';
+	const ownPolicy = !existsSync(policy);
+	if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+	try {
+		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+		run('apt-get', ['update', '-qq'], { env });
+		run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { env });
+	} finally {
+		if (ownPolicy) rmSync(policy, { force: true });
+	}
+}
+
+module.exports = { cleanEnv, ensureChromium, aptInstall, ensureNode24, ensureN8n, node24Env, cacheRoot, N8N_VERSION, NODE24_VERSION, say, run };
 
 if (require.main === module) {
 	const node24 = ensureNode24();
