@@ -1,3 +1,6 @@
+import { MessagingRelay } from '../nodes/MessagingRelay/MessagingRelay.node';
+import { NodeHelpers, resetSafeRegexEngine, setSafeRegexEngine, type INodeParameters } from 'n8n-workflow';
+
 import { startRelaySimulator, type RelaySimulator } from './fixtures/relay-simulator';
 import { relayCredentials, relayNode, runActionNode, runListSearch } from './helpers/n8nRuntime';
 
@@ -41,6 +44,13 @@ describe('Number → Get', () => {
 		const { error } = await runActionNode(getNumber('num_nope'), relayCredentials(sim.baseUrl));
 		expect(error?.message).toBe('Not found: GET /v1/numbers/num_nope (404 NOT_FOUND)');
 		expect(error?.description).toMatch(/Check the ID/);
+	});
+
+	test('an ID with spaces is refused in the node before any request, saying what an ID looks like', async () => {
+		const { error } = await runActionNode(getNumber('num main'), relayCredentials(sim.baseUrl));
+		expect(error?.message).toBe('The field "Number" is not a number ID: "num main" [item 0]');
+		expect(error?.description).toMatch(/no spaces, like num_main/);
+		expect(sim.requests).toHaveLength(0);
 	});
 
 	test('a body that is not a number is a NodeApiError, not a TypeError', async () => {
@@ -111,5 +121,28 @@ describe('number list search (From List)', () => {
 		await expect(
 			runListSearch(node, relayCredentials(sim.baseUrl, 'sim-key-send-only'), 'searchNumbers'),
 		).rejects.toMatchObject({ message: expect.stringMatching(/lacks the numbers:read scope/) });
+	});
+});
+
+/**
+ * n8n checks every node's parameters before each run (n8n-core workflow-execute.js,
+ * checkReadyForExecution) and runs any resource-locator `validation` regex in a vm with a 250 ms
+ * time-out (n8n-workflow safe-regex.js). A worker starved of CPU hit that time-out and failed the
+ * whole execution, so the number's By ID mode has no regex: this check must not need one.
+ */
+describe('n8n\'s check before each run', () => {
+	afterEach(() => resetSafeRegexEngine());
+
+	test.each([
+		['Message → Send', { resource: 'message', operation: 'send', channelId: { __rl: true, mode: 'id', value: 'num_sales' }, to: '+4917600000099', text: 'hi' }],
+		['Number → Get', { resource: 'number', operation: 'get', numberId: { __rl: true, mode: 'id', value: 'num_sales' } }],
+	])('%s with a typed number ID runs no regular expression', (_label, parameters) => {
+		const timesOut = () => {
+			throw new Error('Regular expression execution timed out');
+		};
+		setSafeRegexEngine({ exec: timesOut, test: timesOut, replace: timesOut, matchAll: timesOut, split: timesOut });
+		const node = relayNode(parameters as INodeParameters);
+		const { description } = new MessagingRelay();
+		expect(NodeHelpers.getNodeParametersIssues(description.properties, node, description)).toBeNull();
 	});
 });

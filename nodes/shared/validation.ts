@@ -92,5 +92,13 @@ export function requireId(node: INode, value: unknown, field: string, itemIndex:
 	if (id === '') {
 		refuse(node, itemIndex, `The field "${field}" is empty`, `Choose a number from the list or enter its ID.`);
 	}
+	if (/\s/.test(id)) {
+		refuse(
+			node,
+			itemIndex,
+			`The field "${field}" is not a number ID: "${id}"`,
+			'A number ID has no spaces, like num_main. Choose the number From List, or copy its ID from there.',
+		);
+	}
 	return id;
 }

@@ -29,6 +29,8 @@ export interface ExecutionRow {
 	workflowId: string;
 	status: string;
 	deliveryId: string | null;
+	/** For a run that did not succeed: the first error-like text in its data. */
+	problem: string | null;
 }
 
 export declare function deployment(): Deployment;

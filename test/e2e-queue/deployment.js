@@ -44,16 +44,25 @@ function memory() {
 
 /**
  * Every execution of the given workflows in the database, with the delivery id its trigger item
- * carries (the `deliveryId` field the suite adds to each event body; null when absent).
+ * carries (the `deliveryId` field the suite adds to each event body; null when absent) and, for
+ * a run that did not succeed, the first text in its data that reads like an error (so a failed CI
+ * run says why without its database).
  */
 function executions(workflowIds) {
 	const ids = workflowIds.map((id) => `'${id.replace(/'/g, "''")}'`).join(',');
 	return psql(
 		stateFile(),
-		`select e.id, e."workflowId", e.status, substring(d.data from '"(qd-[0-9]+)"')
+		`select e.id, e."workflowId", e.status, substring(d.data from '"(qd-[0-9]+)"'),
+		        case when e.status <> 'success' then substring(d.data from '"([^"]{0,160}(?:timed out|rror)[^"]{0,160})"') end
 		   from execution_entity e left join execution_data d on d."executionId" = e.id
 		  where e."workflowId" in (${ids}) order by e.id`,
-	).map(([id, workflowId, status, deliveryId]) => ({ id, workflowId, status, deliveryId: deliveryId || null }));
+	).map(([id, workflowId, status, deliveryId, problem]) => ({
+		id,
+		workflowId,
+		status,
+		deliveryId: deliveryId || null,
+		problem: problem || null,
+	}));
 }
 
 function readLog(name) {

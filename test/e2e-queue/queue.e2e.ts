@@ -414,11 +414,11 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			expect(deliveries.filter((d) => !d.good && d.result?.status !== 401).map((d) => [d.id, d.result])).toEqual([]);
 			// Exactly once in each workflow that selected it; nothing else ran.
 			for (const w of workflows) {
-				const ids = rows.filter((r) => r.workflowId === w.id).map((r) => r.deliveryId ?? `no deliveryId (execution ${r.id})`);
+				const ids = rows.filter((r) => r.workflowId === w.id).map((r) => r.deliveryId ?? `no deliveryId (execution ${r.id}, ${r.status}${r.problem ? `: ${r.problem}` : ''})`);
 				expect([...ids].sort()).toEqual([...expected.get(w.id)!].sort());
 				expect(await executionCountViaApi(w.id)).toBe(executions([w.id]).length);
 			}
-			expect(rows.filter((r) => r.status !== 'success').map((r) => [r.id, r.status])).toEqual([]);
+			expect(rows.filter((r) => r.status !== 'success').map((r) => [r.id, r.status, r.problem])).toEqual([]);
 			for (const d of deliveries.filter((x) => !x.good)) expect(executionsOf(rows, d.id)).toEqual([]);
 			// Run on the workers, each run once: every run was enqueued by the webhook process
 			// and started by exactly one worker (a worker's log keeps both of its lives).
