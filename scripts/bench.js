@@ -604,7 +604,8 @@ function keepRowsNotMeasured(lines, only) {
 	const kept = previous.filter((line) => /^\| \d \|/.test(line) && !ran.has(line.split('|')[1].trim()));
 	const fresh = lines.slice(4).filter((line) => ran.has(line.split('|')[1].trim()));
 	const rows = [...kept, ...fresh].sort((a, b) => Number(a.split('|')[1]) - Number(b.split('|')[1]));
-	const header = `${lines[0]} Sections ${[...ran].sort().join(', ')} were measured now (BENCH_ONLY=${only}); the other rows are kept from the previous run: "${previous[0]}"`;
+	// Only the previous run's own date line is quoted, so the header does not nest on every partial run.
+	const header = `${lines[0]} Sections ${[...ran].sort().join(', ')} were measured now (BENCH_ONLY=${only}); the other rows are kept from the previous run: "${previous[0].replace(/ Sections .*$/, '')}"`;
 	return [header, ...lines.slice(1, 4), ...rows];
 }
 
