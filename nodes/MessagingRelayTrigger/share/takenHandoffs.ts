@@ -22,7 +22,7 @@ import type { TriggerState } from '../triggerState';
 const TTL_MS = 15 * 60 * 1000;
 const MAX = 300;
 /** Half of the sha-256 hex: 128 bits are enough to tell events apart and keep static data small. */
-const ID_LENGTH = 32;
+const shortId = (deliveryId: string) => deliveryId.slice(0, 32);
 const inMemory = new Map<string, Record<string, number>>();
 
 // A test listener and the published trigger of one workflow are different members.
@@ -38,7 +38,7 @@ function prune(entries: Record<string, number>, now: number) {
 
 /** Whether this member already ran the event with this delivery id (deliveryIdOf). */
 export function alreadyTaken(context: IWebhookFunctions, state: TriggerState, deliveryId: string, now = Date.now()): boolean {
-	const id = deliveryId.slice(0, ID_LENGTH);
+	const id = shortId(deliveryId);
 	const at = inMemory.get(keyOf(context))?.[id] ?? state.taken?.[id];
 	return at !== undefined && now - at <= TTL_MS;
 }
@@ -47,7 +47,7 @@ export function alreadyTaken(context: IWebhookFunctions, state: TriggerState, de
 export function recordTaken(context: IWebhookFunctions, state: TriggerState, deliveryId: string, now = Date.now()) {
 	const key = keyOf(context);
 	const memory = inMemory.get(key) ?? {};
-	memory[deliveryId.slice(0, ID_LENGTH)] = now;
+	memory[shortId(deliveryId)] = now;
 	prune(memory, now);
 	inMemory.set(key, memory);
 	const union = { ...(state.taken ?? {}), ...memory };
