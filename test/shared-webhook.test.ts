@@ -2,8 +2,8 @@
  * The shared-webhook protocol (docs/shared-webhook.md) over real HTTP: several workflows of one
  * stand-in n8n, each with its own trigger, on ONE simulator account.
  */
-import { deriveShareKey, signHandoff } from '../nodes/MessagingRelayTrigger/share/signedHandoff';
-import { formatRegistration, parseRegistration } from '../nodes/MessagingRelayTrigger/share/registeredUrl';
+import { deriveShareKey, signHandoff } from '../nodes/shared/sharedWebhook/signedHandoff';
+import { formatRegistration, parseRegistration } from '../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from './fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from './fixtures/relay-simulator';
 import { SharedN8n, type SharedWorkflow } from './helpers/sharedN8n';

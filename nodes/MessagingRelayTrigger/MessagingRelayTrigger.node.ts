@@ -11,20 +11,21 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
+import { fanOut } from '../shared/sharedWebhook/fanOut';
+import { receiveHandoff } from '../shared/sharedWebhook/receiveHandoff';
+import { deliveryIdOf, isHandoff } from '../shared/sharedWebhook/signedHandoff';
+import { alreadyTaken, recordTaken } from '../shared/sharedWebhook/takenHandoffs';
+import { triggerState } from '../shared/sharedWebhook/webhookState';
 import { combineBurst, isCombining } from './burstMerge';
 import { closeGate, isClosing, openGate } from './closingGate';
+import { ALL_EVENTS } from './constants';
 import { type FilterOptions, skipReason } from './deliveryFilters';
 import { eventItem, unknownEventItem } from './eventItem';
 import { managedSecretFor } from './managedSecret';
 import { rawBodyText, readDelivery, readUnparsedBody, type Delivery } from './readDelivery';
 import { startRegistrationRepair } from './registrationRepair';
-import { fanOut } from './share/fanOut';
-import { receiveHandoff } from './share/receiveHandoff';
-import { deliveryIdOf, isHandoff } from './share/signedHandoff';
-import { alreadyTaken, recordTaken } from './share/takenHandoffs';
 import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
-import { triggerState } from './triggerState';
-import { ALL_EVENTS, triggerProperties } from './TriggerDescription';
+import { triggerProperties } from './TriggerDescription';
 import { secretMatches } from './verifySecret';
 import { checkExists, create, deleteRegistration } from './webhookLifecycle';
 
@@ -119,7 +120,7 @@ export class MessagingRelayTrigger implements INodeType {
 		//    hand-off). Nothing about the body is looked at before that is settled.
 		const fromTrigger = isHandoff(this.getHeaderData() as Record<string, unknown>);
 		if (fromTrigger) {
-			const outcome = await receiveHandoff(this, isTest);
+			const outcome = await receiveHandoff(this, rawBodyText(this.getRequestObject()), isTest);
 			if (outcome.kind === 'answer') {
 				if (outcome.afterSave) return { webhookResponse: outcome.body };
 				return respond(this, outcome.status, outcome.body, outcome.headers);

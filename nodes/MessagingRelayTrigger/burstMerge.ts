@@ -2,6 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { sleep } from 'n8n-workflow';
 
 import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
+import { MAX_QUIET_SECONDS } from './constants';
 
 /**
  * "Combine Messages Within (Seconds)": `message.received` events of one chat that arrive within
@@ -31,8 +32,6 @@ export const burstLimits = {
 	recentIdsMax: 1000,
 	recentIdsTtlMs: 10 * 60_000,
 };
-/** The option's largest value, in seconds. */
-export const MAX_QUIET_SECONDS = 30;
 
 type ReceivedEvent = RelayEventOf<'message.received'>;
 

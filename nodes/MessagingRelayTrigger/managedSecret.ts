@@ -1,7 +1,7 @@
 import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
-import type { TriggerState } from './triggerState';
+import type { TriggerState } from '../shared/sharedWebhook/webhookState';
 import { secretMatches } from './verifySecret';
 
 /**

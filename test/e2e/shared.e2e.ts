@@ -10,8 +10,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { parseRegistration } from '../../nodes/MessagingRelayTrigger/share/registeredUrl';
-import { deriveShareKey, signHandoff } from '../../nodes/MessagingRelayTrigger/share/signedHandoff';
+import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUrl';
+import { deriveShareKey, signHandoff } from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
 import { api, eventually, nodeItems, productionUrl, sim, triggerWorkflow, type Execution } from './n8nApi';
 import { readN8nLog, report, restartN8n, stackInfo } from './stack';

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import type { TriggerState } from '../triggerState';
+import type { TriggerState } from './webhookState';
 
 /**
  * A member's record of the forwarded events it has run (docs/shared-webhook.md, "A member's

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { SELF, type TriggerState } from '../triggerState';
+import { SELF, type TriggerState } from './webhookState';
 import { forgetPending, hasPending, pendingEntry, recordPending } from './pendingDeliveries';
 import { sendHandoff } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import type { PendingDelivery, TriggerState } from '../triggerState';
+import type { PendingDelivery, TriggerState } from './webhookState';
 
 /**
  * The holder's record of deliveries it answered 503 because a member could not take them, and who

@@ -1,8 +1,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { rawBodyText } from '../readDelivery';
-import { triggerState } from '../triggerState';
-import { takeOver } from './sharedRegistration';
+import { triggerState } from './webhookState';
+import { takeOver } from './registration';
 import { proofFor, verifyHandoff } from './signedHandoff';
 
 /**
@@ -14,7 +13,8 @@ export type HandoffOutcome =
 	| { kind: 'answer'; status: number; body: IDataObject; headers?: Record<string, string>; afterSave?: boolean }
 	| { kind: 'event' };
 
-export async function receiveHandoff(context: IWebhookFunctions, isTest: boolean): Promise<HandoffOutcome> {
+/** `body` is the request's body, byte for byte as it arrived (the signature covers it). */
+export async function receiveHandoff(context: IWebhookFunctions, body: string, isTest: boolean): Promise<HandoffOutcome> {
 	const state = triggerState(context);
 	const ownUrl = context.getWebhookResourceUrl('default') ?? '';
 	const ownPath = new URL(ownUrl).pathname;
@@ -22,7 +22,6 @@ export async function receiveHandoff(context: IWebhookFunctions, isTest: boolean
 		// Published a moment ago and n8n has not saved the key yet: the holder retries.
 		return { kind: 'answer', status: 503, body: { error: 'This trigger is not ready for hand-offs yet' }, headers: { 'Retry-After': '2' } };
 	}
-	const body = rawBodyText(context.getRequestObject());
 	const check = verifyHandoff(state.shareKey, context.getHeaderData() as Record<string, unknown>, ownPath, body);
 	if (!check.ok) return { kind: 'answer', status: 401, body: { error: `Invalid hand-off: ${check.reason}` } };
 
