@@ -13,8 +13,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { fanOut } from '../shared/sharedWebhook/fanOut';
 import { receiveHandoff } from '../shared/sharedWebhook/receiveHandoff';
-import { deliveryIdOf, isHandoff } from '../shared/sharedWebhook/signedHandoff';
-import { alreadyTaken, recordTaken } from '../shared/sharedWebhook/takenHandoffs';
+import { deliveryIdOf, memberLedger } from '../shared/sharedWebhook/deliveryLedger';
+import { isHandoff } from '../shared/sharedWebhook/signedHandoff';
 import { triggerState } from '../shared/sharedWebhook/webhookState';
 import { combineBurst, isCombining } from './burstMerge';
 import { closeGate, isClosing, openGate } from './closingGate';
@@ -148,12 +148,12 @@ export class MessagingRelayTrigger implements INodeType {
 		const combining = !ignored && delivery.kind === 'valid' && isCombining(this, delivery.event);
 
 		// A member runs a forwarded event once, even when the holder forwards it again because its
-		// answer to the service was lost (share/takenHandoffs.ts). A burst-held message is not
+		// answer to the service was lost (its record: deliveryLedger.ts). A burst-held message is not
 		// recorded: it may still be answered 503 and must then run at the redelivery.
 		if (fromTrigger && !ignored && !combining) {
 			const id = deliveryIdOf(rawBodyText(request));
-			if (alreadyTaken(this, state, id)) return { webhookResponse: { received: true, ignored: 'already ran when it was forwarded before' } };
-			recordTaken(this, state, id);
+			if (memberLedger.find(this, state, id)) return { webhookResponse: { received: true, ignored: 'already ran when it was forwarded before' } };
+			memberLedger.record(this, state, id, { at: Date.now() });
 		}
 
 		// 3. The holder first passes the event on to every other trigger of the account

@@ -14,19 +14,19 @@ export interface TriggerState extends IDataObject {
 	shareKey?: string;
 	/** Every published member: its own production URL, for the registration check in trigger(). */
 	ownUrl?: string;
-	/** The holder: deliveries it answered 503 because a member could not take them yet. */
-	pending?: Record<string, PendingDelivery>;
-	/** A member: forwarded events it ran recently, delivery id → time (takenHandoffs.ts). */
-	taken?: Record<string, number>;
+	/** The holder: deliveries it answered 503 because a member could not take them yet (deliveryLedger.ts). */
+	pending?: Record<string, LedgerEntry>;
+	/** A member: forwarded events it ran recently (deliveryLedger.ts). */
+	taken?: Record<string, LedgerEntry>;
 }
 
-export interface PendingDelivery extends IDataObject {
-	/** Paths that already ran it; `self` is the holder itself. */
-	ran: string[];
+/** One delivery in a record of deliveries (deliveryLedger.ts), under its delivery id. */
+export interface LedgerEntry extends IDataObject {
+	/** When it was last recorded (ms since epoch). */
 	at: number;
+	/** The holder's record: who already ran it (member paths; the holder itself as `self`). */
+	ran?: string[];
 }
-
-export const SELF = 'self';
 
 export function triggerState(context: { getWorkflowStaticData(type: string): IDataObject }): TriggerState {
 	return context.getWorkflowStaticData('node') as TriggerState;
