@@ -226,15 +226,15 @@ function combiningWanted(context: IWebhookFunctions, event: RelayEvent): boolean
 }
 
 /**
- * Whether combineBurst would hold this event rather than let it start an execution at once. The
- * holder of a shared webhook asks before forwarding (MessagingRelayTrigger.node.ts, step 3).
+ * Whether combineBurst would hold this event rather than let it start an execution at once:
+ * step 3 of the trigger's webhook(), asked before the holder of a shared webhook forwards it.
  */
 export function isCombining(context: IWebhookFunctions, event: RelayEvent): boolean {
 	return combiningWanted(context, event) && heldCount < burstLimits.maxHeldPerProcess;
 }
 
 /**
- * Step 4 of the trigger's webhook(): holds a `message.received` event when combining is on and
+ * Step 5 of the trigger's webhook(): holds a `message.received` event when combining is on and
  * returns what webhook() returns for it, or `undefined` when the event is not held (combining
  * off, another event type, a test event, the process-wide limit reached), and the caller emits
  * it as usual.

@@ -1,4 +1,4 @@
-import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import type { TriggerState } from '../shared/sharedWebhook/webhookState';
@@ -15,6 +15,12 @@ import { secretMatches } from './verifySecret';
  * secret reads the credential once more, and a changed secret is kept from then on. So an edited
  * secret works at the next delivery, and only deliveries with a wrong secret pay for the read.
  */
+
+/** Registration: Webhook Managed Elsewhere. The node then registers nothing and shares nothing. */
+export function isManagedElsewhere(context: IHookFunctions | ITriggerFunctions | IWebhookFunctions): boolean {
+	return context.getNodeParameter('registration', 'automatic') === 'manual';
+}
+
 export async function keepManagedSecret(context: IHookFunctions, state: TriggerState) {
 	const secret = String((await context.getCredentials(CREDENTIAL_NAME)).webhookSecret ?? '');
 	if (secret === '') delete state.managedSecret;

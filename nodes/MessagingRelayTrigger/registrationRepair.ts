@@ -3,6 +3,7 @@ import { NodeOperationError, randomInt } from 'n8n-workflow';
 
 import { checkRegistration } from '../shared/sharedWebhook/registration';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
+import { isManagedElsewhere } from './managedSecret';
 
 /**
  * While the workflow is published, the trigger looks at the account's webhook at a fixed
@@ -56,9 +57,8 @@ function cronFor(interval: string): CronExpression | undefined {
  */
 export function startRegistrationRepair(this: ITriggerFunctions): ITriggerResponse {
 	const interval = this.getNodeParameter('options.repairInterval', DEFAULT_REPAIR_INTERVAL) as string;
-	const managedElsewhere = this.getNodeParameter('registration', 'automatic') === 'manual';
 	const expression = cronFor(interval);
-	if (managedElsewhere || !expression) return {};
+	if (isManagedElsewhere(this) || !expression) return {};
 
 	const node = this.getNode();
 	let stopped = false;

@@ -5,7 +5,7 @@ import { CREDENTIAL_NAME } from '../shared/scopes';
 import { isRegistered, join, leave, type Me } from '../shared/sharedWebhook/registration';
 import { deriveShareKey } from '../shared/sharedWebhook/signedHandoff';
 import { triggerState } from '../shared/sharedWebhook/webhookState';
-import { keepManagedSecret } from './managedSecret';
+import { isManagedElsewhere, keepManagedSecret } from './managedSecret';
 
 /**
  * The trigger's whole webhook lifecycle (n8n's `webhookMethods.default`): on publish and at every
@@ -16,10 +16,6 @@ import { keepManagedSecret } from './managedSecret';
  * uses the same API key: the protocol is in nodes/shared/sharedWebhook/ and docs/shared-webhook.md. Nothing here
  * takes over a webhook that points at something else unless the user said so.
  */
-
-function isManagedElsewhere(context: IHookFunctions): boolean {
-	return context.getNodeParameter('registration', 'automatic') === 'manual';
-}
 
 async function whoAmI(context: IHookFunctions): Promise<Me> {
 	const url = context.getNodeWebhookUrl('default');

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { deliveryIdOf, holderLedger } from './deliveryLedger';
+import { holderLedger } from './deliveryLedger';
 import { sendHandoff } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';
 import type { TriggerState } from './webhookState';
@@ -20,10 +20,12 @@ export interface FanOutResult {
 	selfAlreadyRan: boolean;
 }
 
+/** `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts). */
 export async function fanOut(
 	context: IWebhookFunctions,
 	state: TriggerState,
 	rawBody: string,
+	id: string,
 	willRunSelf: boolean,
 ): Promise<FanOutResult> {
 	const registration = state.webhookUrl ? parseRegistration(state.webhookUrl) : undefined;
@@ -32,7 +34,6 @@ export async function fanOut(
 	const targets = allMembers(registration);
 	if (targets.length === 0 && holderLedger.isEmpty(context, state)) return { retryLater: false, selfAlreadyRan: false };
 
-	const id = deliveryIdOf(rawBody);
 	const earlier = holderLedger.find(context, state, id);
 	const alreadyRan = new Set(earlier?.ran ?? []);
 	const toSend = targets.filter((path) => !alreadyRan.has(path));

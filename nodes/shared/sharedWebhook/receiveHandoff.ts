@@ -1,21 +1,31 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { triggerState } from './webhookState';
 import { takeOver } from './registration';
 import { proofFor, verifyHandoff } from './signedHandoff';
+import type { TriggerState } from './webhookState';
 
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
  * Either it is answered here (`answer`: a 401 for anything unverified, a ping, a takeover), or
  * it is a verified forwarded event that the trigger then handles like a service delivery.
  */
-export type HandoffOutcome =
-	| { kind: 'answer'; status: number; body: IDataObject; headers?: Record<string, string>; afterSave?: boolean }
-	| { kind: 'event' };
+export type HandoffOutcome = ({ kind: 'answer' } & Answer) | { kind: 'event' };
+
+/** What a trigger answers without starting anything; `afterSave`: only once n8n saved static data. */
+export interface Answer {
+	status: number;
+	body: IDataObject;
+	headers?: Record<string, string>;
+	afterSave?: boolean;
+}
 
 /** `body` is the request's body, byte for byte as it arrived (the signature covers it). */
-export async function receiveHandoff(context: IWebhookFunctions, body: string, isTest: boolean): Promise<HandoffOutcome> {
-	const state = triggerState(context);
+export async function receiveHandoff(
+	context: IWebhookFunctions,
+	state: TriggerState,
+	body: string,
+	isTest: boolean,
+): Promise<HandoffOutcome> {
 	const ownUrl = context.getWebhookResourceUrl('default') ?? '';
 	const ownPath = new URL(ownUrl).pathname;
 	if (!state.shareKey) {
