@@ -4,7 +4,7 @@
  * written on every save.
  */
 import { DeliveryLedger, deliveryIdOf, holderLedger, memberLedger } from '../nodes/shared/sharedWebhook/deliveryLedger';
-import type { TriggerState } from '../nodes/shared/sharedWebhook/webhookState';
+import type { WebhookState } from '../nodes/shared/sharedWebhook/webhookState';
 
 let nextWorkflow = 1;
 function listener(mode: 'webhook' | 'manual' = 'webhook', workflowId = `wf-ledger-${nextWorkflow++}`) {
@@ -13,10 +13,10 @@ function listener(mode: 'webhook' | 'manual' = 'webhook', workflowId = `wf-ledge
 
 test('two requests that save at the same time: the later save still carries the earlier entry', () => {
 	const context = listener();
-	const database: TriggerState = {};
+	const database: WebhookState = {};
 	// n8n gives each request its own copy of static data, loaded before either saved.
-	const first: TriggerState = structuredClone(database);
-	const second: TriggerState = structuredClone(database);
+	const first: WebhookState = structuredClone(database);
+	const second: WebhookState = structuredClone(database);
 	holderLedger.record(context, first, 'a', { at: Date.now(), ran: ['/webhook/1/webhook'] });
 	holderLedger.record(context, second, 'b', { at: Date.now(), ran: ['self'] });
 	// Last write wins in n8n: `second` is what the database keeps, and it holds both.
@@ -26,7 +26,7 @@ test('two requests that save at the same time: the later save still carries the 
 
 test('what is known of one delivery is merged: who ran it grows, never shrinks', () => {
 	const context = listener();
-	const state: TriggerState = {};
+	const state: WebhookState = {};
 	holderLedger.record(context, state, 'x', { at: 1_000, ran: ['self'] }, 1_000);
 	holderLedger.record(context, state, 'x', { at: 2_000, ran: ['/m'] }, 2_000);
 	expect(holderLedger.find(context, state, 'x', 2_000)).toEqual({ at: 2_000, ran: ['self', '/m'] });
@@ -35,7 +35,7 @@ test('what is known of one delivery is merged: who ran it grows, never shrinks',
 
 test('bounded by count (the oldest go) and by age (past the bound it is not found)', () => {
 	const context = listener();
-	const state: TriggerState = {};
+	const state: WebhookState = {};
 	const start = Date.now();
 	for (let i = 0; i < 301; i++) memberLedger.record(context, state, `id-${i}`, { at: start + i }, start + i);
 	expect(Object.keys(state.taken!)).toHaveLength(300);
@@ -44,7 +44,7 @@ test('bounded by count (the oldest go) and by age (past the bound it is not foun
 	expect(memberLedger.find(context, state, 'id-300', start + 300 + 15 * 60_000 + 1)).toBeUndefined();
 
 	const small = new DeliveryLedger('pending', { maxEntries: 2, maxAgeMs: 1_000 });
-	const other: TriggerState = {};
+	const other: WebhookState = {};
 	small.record(context, other, 'old', { at: 0 }, 0);
 	small.record(context, other, 'new', { at: 5_000 }, 5_000);
 	expect(Object.keys(other.pending!)).toEqual(['new']);
@@ -52,7 +52,7 @@ test('bounded by count (the oldest go) and by age (past the bound it is not foun
 
 test('forgetting removes both copies; an empty record is empty in this process and in static data', () => {
 	const context = listener();
-	const state: TriggerState = {};
+	const state: WebhookState = {};
 	expect(holderLedger.isEmpty(context, state)).toBe(true);
 	holderLedger.record(context, state, 'y', { at: Date.now(), ran: [] });
 	expect(holderLedger.isEmpty(context, state)).toBe(false);

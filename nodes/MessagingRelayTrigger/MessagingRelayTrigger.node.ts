@@ -12,7 +12,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
-import { triggerState } from '../shared/sharedWebhook/webhookState';
+import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { combineBurst, isCombining } from './burstMerge';
 import { closeGate, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
@@ -117,7 +117,7 @@ export class MessagingRelayTrigger implements INodeType {
 		if (isClosing(this)) {
 			return respond(this, { status: 503, body: { error: 'n8n is stopping this workflow; deliver the event again shortly' }, headers: RETRY });
 		}
-		const state = triggerState(this);
+		const state = webhookState(this);
 
 		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
 		//    hand-off). Nothing of the body is parsed before that is settled.

@@ -4,7 +4,7 @@ import { NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { isRegistered, join, leave, type Me } from '../shared/sharedWebhook/registration';
 import { deriveShareKey } from '../shared/sharedWebhook/signedHandoff';
-import { triggerState } from '../shared/sharedWebhook/webhookState';
+import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { isManagedElsewhere, keepManagedSecret } from './managedSecret';
 
 /**
@@ -26,7 +26,7 @@ async function whoAmI(context: IHookFunctions): Promise<Me> {
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if (isManagedElsewhere(this)) {
-		await keepManagedSecret(this, triggerState(this));
+		await keepManagedSecret(this, webhookState(this));
 		return true;
 	}
 	return await isRegistered(this, await whoAmI(this));

@@ -2,7 +2,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { receiveHandoff, type Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { isHandoff } from '../shared/sharedWebhook/signedHandoff';
-import type { TriggerState } from '../shared/sharedWebhook/webhookState';
+import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 import { isManagedElsewhere, managedSecretFor } from './managedSecret';
 import { rawBodyText } from './readDelivery';
 import { secretMatches } from './verifySecret';
@@ -20,7 +20,7 @@ export type Caller =
 	/** Refused, or a hand-off that is answered without an execution (a ping, a takeover). */
 	| { kind: 'answered'; answer: Answer };
 
-export async function whoIsCalling(context: IWebhookFunctions, state: TriggerState): Promise<Caller> {
+export async function whoIsCalling(context: IWebhookFunctions, state: WebhookState): Promise<Caller> {
 	const headers = context.getHeaderData() as Record<string, unknown>;
 	if (isHandoff(headers)) {
 		const bodyText = rawBodyText(context.getRequestObject());

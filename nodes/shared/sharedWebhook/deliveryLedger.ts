@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 import { processKey, type ListenerContext } from '../processKey';
-import type { LedgerEntry, TriggerState } from './webhookState';
+import type { LedgerEntry, WebhookState } from './webhookState';
 
 /**
  * A bounded record of deliveries by id (docs/shared-webhook.md, "What each trigger keeps"), used
@@ -33,13 +33,13 @@ export class DeliveryLedger {
 	) {}
 
 	/** What this process and the workflow's static data know of the delivery, if it is not too old. */
-	find(context: ListenerContext, state: TriggerState, id: string, now = Date.now()): LedgerEntry | undefined {
+	find(context: ListenerContext, state: WebhookState, id: string, now = Date.now()): LedgerEntry | undefined {
 		const entry = merged(this.inMemory.get(processKey(context))?.[id], state[this.field]?.[id]);
 		return entry && now - entry.at <= this.bounds.maxAgeMs ? entry : undefined;
 	}
 
 	/** Adds `entry` to what is known of the delivery (both copies; static data gets the union). */
-	record(context: ListenerContext, state: TriggerState, id: string, entry: LedgerEntry, now = Date.now()) {
+	record(context: ListenerContext, state: WebhookState, id: string, entry: LedgerEntry, now = Date.now()) {
 		const key = processKey(context);
 		const memory = this.inMemory.get(key) ?? {};
 		memory[id] = merged(memory[id], entry)!;
@@ -52,7 +52,7 @@ export class DeliveryLedger {
 	}
 
 	/** Forgets a delivery. Static data is written only if it held it. */
-	forget(context: ListenerContext, state: TriggerState, id: string) {
+	forget(context: ListenerContext, state: WebhookState, id: string) {
 		const key = processKey(context);
 		const memory = this.inMemory.get(key);
 		if (memory) {
@@ -67,7 +67,7 @@ export class DeliveryLedger {
 	}
 
 	/** Whether the record holds anything at all (in this process or in static data). */
-	isEmpty(context: ListenerContext, state: TriggerState): boolean {
+	isEmpty(context: ListenerContext, state: WebhookState): boolean {
 		return !this.inMemory.has(processKey(context)) && Object.keys(state[this.field] ?? {}).length === 0;
 	}
 

@@ -3,7 +3,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import { holderLedger } from './deliveryLedger';
 import { sendHandoff } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';
-import type { TriggerState } from './webhookState';
+import type { WebhookState } from './webhookState';
 
 /** The holder itself, in its record of who already ran a delivery. */
 const SELF = 'self';
@@ -23,7 +23,7 @@ export interface FanOutResult {
 /** `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts). */
 export async function fanOut(
 	context: IWebhookFunctions,
-	state: TriggerState,
+	state: WebhookState,
 	rawBody: string,
 	id: string,
 	willRunSelf: boolean,

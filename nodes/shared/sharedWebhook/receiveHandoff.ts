@@ -2,7 +2,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { takeOver } from './registration';
 import { proofFor, verifyHandoff } from './signedHandoff';
-import type { TriggerState } from './webhookState';
+import type { WebhookState } from './webhookState';
 
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
@@ -22,7 +22,7 @@ export interface Answer {
 /** `body` is the request's body, byte for byte as it arrived (the signature covers it). */
 export async function receiveHandoff(
 	context: IWebhookFunctions,
-	state: TriggerState,
+	state: WebhookState,
 	body: string,
 	isTest: boolean,
 ): Promise<HandoffOutcome> {

@@ -12,7 +12,7 @@ import {
 	type Membership,
 	type Registration,
 } from './registeredUrl';
-import { clearHolderState, triggerState } from './webhookState';
+import { forgetHolder, forgetMembership, rememberHolder, rememberMembership, webhookState } from './webhookState';
 
 /**
  * Joining, leaving, taking over and checking the account's one webhook (docs/shared-webhook.md:
@@ -147,11 +147,9 @@ async function withoutGone(context: ShareContext, me: Me, membership: Membership
 async function registerAsHolder(context: ShareContext, me: Me, membership: Membership): Promise<string> {
 	const url = formatRegistration(me.url, membership, me.isTest);
 	const secret = await registerOrExplain(context, url);
-	const state = triggerState(context);
-	state.webhookUrl = url;
-	state.webhookSecret = secret;
-	state.shareKey = me.key;
-	if (!me.isTest) state.ownUrl = me.url;
+	const state = webhookState(context);
+	rememberHolder(state, url, secret);
+	rememberMembership(state, me.key, me.isTest ? undefined : me.url);
 	return url;
 }
 
@@ -168,7 +166,7 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 		const confirmed = ourRegistration((await readWebhook.call(context))?.url, me);
 		if (confirmed && lists(confirmed, ownPath)) {
 			// A racing join may have made us a member of its registration: then it holds the secret.
-			if (confirmed.holderPath !== ownPath) clearHolderState(triggerState(context));
+			if (confirmed.holderPath !== ownPath) forgetHolder(webhookState(context));
 			return;
 		}
 		// Another trigger's PUT replaced ours without listing us: join again, now keeping it.
@@ -188,9 +186,8 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
  * secret, or is listed as a member. Keeps the account key in either case.
  */
 export async function isRegistered(context: ShareContext, me: Me): Promise<boolean> {
-	const state = triggerState(context);
-	state.shareKey = me.key;
-	if (!me.isTest) state.ownUrl = me.url;
+	const state = webhookState(context);
+	rememberMembership(state, me.key, me.isTest ? undefined : me.url);
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	if (!current || !registration) return false;
@@ -198,7 +195,7 @@ export async function isRegistered(context: ShareContext, me: Me): Promise<boole
 		return Boolean(state.webhookSecret) && state.webhookUrl === current.url;
 	}
 	if (!lists(registration, pathOf(me.url))) return false;
-	clearHolderState(state);
+	forgetHolder(state);
 	return true;
 }
 
@@ -208,7 +205,7 @@ export async function isRegistered(context: ShareContext, me: Me): Promise<boole
  * registration like a lone trigger.
  */
 export async function leave(context: ShareContext, me: Me): Promise<void> {
-	const state = triggerState(context);
+	const state = webhookState(context);
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	const ownPath = pathOf(me.url);
@@ -224,9 +221,7 @@ export async function leave(context: ShareContext, me: Me): Promise<void> {
 		}
 		if (!handedOver) await deleteWebhook.call(context);
 	}
-	clearHolderState(state);
-	delete state.shareKey;
-	delete state.ownUrl;
+	forgetMembership(state);
 }
 
 /**
@@ -261,7 +256,7 @@ export type RegistrationCheck =
  * stored at publish time.
  */
 export async function checkRegistration(this: ITriggerFunctions): Promise<RegistrationCheck> {
-	const { shareKey, ownUrl } = triggerState(this);
+	const { shareKey, ownUrl } = webhookState(this);
 	// Never published by this version of the node (or its static data is gone): nothing to compare.
 	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
 	const current = await readWebhook.call(this);

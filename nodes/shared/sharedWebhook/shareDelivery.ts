@@ -2,7 +2,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { memberLedger } from './deliveryLedger';
 import { fanOut } from './fanOut';
-import type { TriggerState } from './webhookState';
+import type { WebhookState } from './webhookState';
 
 /**
  * What the account's shared webhook asks of a delivery this trigger accepted, before the trigger's
@@ -26,7 +26,7 @@ const GO_ON: SharedOutcome = { kind: 'go on' };
  */
 export async function shareDelivery(
 	context: IWebhookFunctions,
-	state: TriggerState,
+	state: WebhookState,
 	from: 'service' | 'trigger',
 	delivery: { text: string; id: string },
 	runsNow: boolean,
