@@ -2,6 +2,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { receiveHandoff, type Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { isHandoff } from '../shared/sharedWebhook/signedHandoff';
+import { unsavedRegistration } from '../shared/sharedWebhook/unsavedRegistration';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 import { isManagedElsewhere, managedSecretFor } from './managedSecret';
 import { rawBodyText } from './readDelivery';
@@ -29,14 +30,19 @@ export async function whoIsCalling(context: IWebhookFunctions, state: WebhookSta
 	}
 
 	const provided = headers['x-service-secret'];
-	const expected = isManagedElsewhere(context) ? await managedSecretFor(context, state, provided) : (state.webhookSecret ?? '');
+	const managedElsewhere = isManagedElsewhere(context);
+	const expected = managedElsewhere ? await managedSecretFor(context, state, provided) : (state.webhookSecret ?? '');
 	if (expected === '') {
 		// Registration has not stored the secret yet (or the credential has none): ask the service
 		// to retry rather than accept an unverifiable event.
 		return refused(503, 'Webhook secret not configured yet', { 'Retry-After': '5' });
 	}
-	if (!secretMatches(provided, expected)) return refused(401, 'Invalid or missing x-service-secret');
-	return { kind: 'service' };
+	if (secretMatches(provided, expected)) return { kind: 'service' };
+	// The service may already sign with the secret of a registration n8n has not saved yet.
+	if (typeof provided === 'string' && !managedElsewhere && (await unsavedRegistration(context, state, provided)) !== 'none') {
+		return refused(503, 'This trigger registered its webhook a moment ago; deliver the event again shortly', { 'Retry-After': '2' });
+	}
+	return refused(401, 'Invalid or missing x-service-secret');
 }
 
 function refused(status: number, error: string, headers?: Record<string, string>): Caller {

@@ -192,8 +192,15 @@ export async function triggerWorkflow(options: {
 
 /** The production webhook URL n8n gives a trigger node. */
 export const productionUrl = (webhookId: string) => `${info.n8nUrl}/webhook/${webhookId}/webhook`;
-/** What a lone trigger registers: its production URL marked as a shared registration (docs/shared-webhook.md). */
-export const registeredUrl = (webhookId: string) => `${productionUrl(webhookId)}?relay-share=v1`;
+/**
+ * What a lone trigger registers: its production URL marked as a shared registration, with the stamp
+ * that makes each registration's URL its own (docs/shared-webhook.md). A matcher (for toEqual, or
+ * its asymmetricMatch): the stamp is new at every registration.
+ */
+export const registeredUrl = (webhookId: string) => {
+	const exact = `${productionUrl(webhookId)}?relay-share=v1`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	return expect.stringMatching(new RegExp(`^${exact}&reg=[0-9a-f]{12}$`)) as { asymmetricMatch(other: unknown): boolean };
+};
 
 /** An OpenAI credential whose Base URL points at the loopback stand-in for the model API. */
 export async function openAiCredential(name: string, baseUrl: string) {

@@ -8,6 +8,7 @@ import {
 	lists,
 	mergeMemberships,
 	parseRegistration,
+	registrationStamp,
 	withoutPaths,
 	type Membership,
 	type Registration,
@@ -145,7 +146,8 @@ async function withoutGone(context: ShareContext, me: Me, membership: Membership
 
 /** PUTs this trigger's URL with `membership` and keeps what the holder needs. */
 async function registerAsHolder(context: ShareContext, me: Me, membership: Membership): Promise<string> {
-	const url = formatRegistration(me.url, membership, me.isTest);
+	// Stamped, so that every process can tell this registration from the one it has saved.
+	const url = formatRegistration(me.url, membership, me.isTest, registrationStamp());
 	const secret = await registerOrExplain(context, url);
 	const state = webhookState(context);
 	rememberHolder(state, url, secret);
