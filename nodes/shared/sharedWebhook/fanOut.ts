@@ -11,7 +11,8 @@ const SELF = 'self';
 /**
  * The holder's forwarding of one service delivery to every other member (docs/shared-webhook.md,
  * "A delivery at the holder"). A member that cannot take the event after its retries makes the
- * service redeliver (503); the holder's record (deliveryLedger.ts) remembers who already ran it, so nobody runs it twice.
+ * service redeliver (503); the holder's record (deliveryLedger.ts) remembers who already ran it,
+ * so nobody runs it twice.
  */
 export interface FanOutResult {
 	/** A member could not take the event: answer 503 so the service delivers it again. */
