@@ -360,12 +360,13 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			// Runs that did not succeed and deliveries a workflow lost are excused only as the one
 			// failure n8n itself makes while it stops a worker, each for the one delivery it lost
 			// (workerShutdownRace.js has the rule); everything else fails the suite below.
+			const deliveryAtEnqueue = enqueuedDeliveries();
 			const lostIn = (w: Workflow) => expected.get(w.id)!.filter((id) => !rows.some((r) => r.workflowId === w.id && r.deliveryId === id));
 			const verdict = judgeFailedRuns({
 				runs: rows,
 				workerLogs: [readLog('worker1'), readLog('worker2')],
 				outcomes: storedOutcomes(rows.filter((r) => r.status !== 'success').map((r) => r.id)),
-				enqueued: enqueuedDeliveries(),
+				enqueued: deliveryAtEnqueue,
 				lost: Object.fromEntries(workflows.map((w) => [w.id, lostIn(w)])),
 			});
 			const failedByWorkerStop = rows.filter((r) => verdict.excused.some((e) => e.executionId === r.id));
@@ -407,6 +408,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				failedByN8nWhileStoppingAWorker: verdict.excused,
 				failedRunsNotExcused: verdict.unexcused,
 				lostNotExplained: verdict.unexplainedLosses.slice(0, 20),
+				deliveryKeptAtEnqueue: rows.filter((r) => deliveryAtEnqueue[r.id] !== undefined).length,
 				duplicates: Object.values(perWorkflow).reduce((n, w) => n + w.duplicates, 0),
 				runsByWorker: {
 					worker1: startedBy('worker1').filter((id) => runIds.has(id)).length,
@@ -452,6 +454,8 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			// no such run accounts for, fail here (test/queue-worker-shutdown.test.ts proves it).
 			expect(verdict.unexcused).toEqual([]);
 			expect(verdict.unexplainedLosses).toEqual([]);
+			// The delivery kept at enqueue is the one each run carries: what attributes a loss works.
+			expect(rows.filter((r) => r.deliveryId !== null && deliveryAtEnqueue[r.id] !== r.deliveryId).map((r) => [r.id, r.deliveryId, deliveryAtEnqueue[r.id]])).toEqual([]);
 			// At most what one worker can have in flight (its concurrency, 10) for the one worker stop.
 			expect(failedByWorkerStop.length).toBeLessThanOrEqual(10);
 			for (const d of deliveries.filter((x) => !x.good)) expect(executionsOf(rows, d.id)).toEqual([]);
