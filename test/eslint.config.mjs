@@ -27,6 +27,8 @@ export default [
 		rules: {
 			// Tests and scripts report to the terminal.
 			'no-console': 'off',
+			// `const { client, stop, ...info } = stack` leaves out what is not wanted.
+			'@typescript-eslint/no-unused-vars': ['error', { ignoreRestSiblings: true }],
 		},
 	},
 ];

@@ -4,7 +4,7 @@
  */
 import { chromium, type BrowserContext } from 'playwright-core';
 
-import { info } from './n8nApi';
+import { info } from '../support/e2e';
 
 let browser: BrowserContext;
 beforeAll(async () => {

@@ -5,7 +5,7 @@
  * that moment, with the secret the service issued for it, and retries what was not answered 2xx.
  * It reaches n8n the way a host's public URL does, through a load balancer that routes only while
  * n8n is ready (README, Scaling): while n8n restarts it answers every request with 200 "n8n is
- * starting up" for some tens of milliseconds before its webhooks exist (scripts/lib/balancer.js).
+ * starting up" for some tens of milliseconds before its webhooks exist (test/support/stack/balancer.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -13,8 +13,7 @@ import { sleep } from 'n8n-workflow';
 import { parseRegistration } from '../../nodes/MessagingRelayTrigger/share/registeredUrl';
 import { deriveShareKey, signHandoff } from '../../nodes/MessagingRelayTrigger/share/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
-import { api, eventually, nodeItems, productionUrl, sim, triggerWorkflow, type Execution } from './n8nApi';
-import { readN8nLog, report, restartN8n, stackInfo } from './stack';
+import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, stackInfo, triggerWorkflow } from '../support/e2e';
 
 const ACCOUNT = 'acct_shared';
 const API_KEY = 'sim-key-shared';
@@ -139,17 +138,6 @@ const groupMessage = () =>
 		message.group = { id: '120363025551234567@g.us', name: 'Team' };
 		message.chatId = '120363025551234567@g.us';
 	});
-
-async function allExecutions(workflowId: string): Promise<Execution[]> {
-	const all: Execution[] = [];
-	let cursor: string | undefined;
-	do {
-		const page = await api('GET', `/executions?workflowId=${workflowId}&includeData=true&limit=250${cursor ? `&cursor=${cursor}` : ''}`);
-		all.push(...((page.data as unknown as Execution[]) ?? []));
-		cursor = (page.nextCursor as string | null) ?? undefined;
-	} while (cursor);
-	return all;
-}
 
 /** Delivery ids each workflow ran, counted (an id twice means it ran twice). */
 async function runsOf(workflow: SharedWorkflow): Promise<Map<string, number>> {
