@@ -1,5 +1,6 @@
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
-import { relayCredentials, runCredentialTest } from '../../support/harness/n8nRuntime';
+import { runCredentialTest } from '../../support/harness/credentialTestRuntime';
+import { relayCredentials } from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;
 beforeAll(async () => {

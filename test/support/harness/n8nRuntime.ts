@@ -1,17 +1,11 @@
 /**
  * Runs this package's nodes through n8n's real execution machinery from n8n-core: a Workflow
- * executed by WorkflowExecute, list searches through LoadOptionsContext, the credential test
- * through RoutingNode as n8n's CredentialsTester does it, and (for the trigger) HookContext and
- * WebhookContext. Only what needs n8n's server (database, encryption) is replaced by the small
- * in-memory classes below.
+ * executed by WorkflowExecute, list searches through LoadOptionsContext (the credential test:
+ * credentialTestRuntime.ts; the trigger's HookContext and WebhookContext: triggerRuntime.ts).
+ * Only what needs n8n's server (database, encryption) is replaced by the small in-memory classes
+ * below.
  */
-import {
-	ExecuteContext,
-	ExecutionLifecycleHooks,
-	LoadOptionsContext,
-	RoutingNode,
-	WorkflowExecute,
-} from 'n8n-core';
+import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentials,
@@ -33,12 +27,12 @@ import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workfl
 import { MessagingRelayApi } from '../../../credentials/MessagingRelayApi.credentials';
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
 import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
+import { NODE_TYPES } from '../workflows';
 
-export const PACKAGE = 'n8n-nodes-messaging-relay';
-export const ACTION_TYPE = `${PACKAGE}.messagingRelay`;
-export const TRIGGER_TYPE = `${PACKAGE}.messagingRelayTrigger`;
+export const ACTION_TYPE = NODE_TYPES.action;
+export const TRIGGER_TYPE = NODE_TYPES.trigger;
 
-const credentialType = new MessagingRelayApi();
+export const credentialType = new MessagingRelayApi();
 
 /** Credentials held in memory; `authenticate` is the credential type's own function. */
 export class InMemoryCredentialsHelper extends ICredentialsHelper {
@@ -178,28 +172,22 @@ export interface NodeRun {
 }
 
 /**
- * Executes one Messaging Relay node on `input` items with WorkflowExecute, as n8n does when a
- * workflow runs, and returns what n8n recorded for it.
+ * Runs a Workflow with n8n-core's WorkflowExecute as n8n runs an execution: `startNode` is put on
+ * the execution stack with `startItems` (a trigger's items as its output), then every connected
+ * node runs in turn. Returns what n8n recorded once the execution finished.
  */
-export async function runActionNode(
-	node: INode,
+export async function executeFrom(
+	workflow: Workflow,
+	startNode: INode,
+	startItems: INodeExecutionData[][],
 	credentials: ICredentialDataDecryptedObject,
-	input: IDataObject[] = [{}],
-	mode: WorkflowExecuteMode = 'manual',
-): Promise<NodeRun> {
-	const nodeTypes = new PackageNodeTypes();
-	const workflow = new Workflow({
-		id: 'wf-test',
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes,
-	});
+	mode: WorkflowExecuteMode,
+): Promise<IRun> {
 	const hooks = new ExecutionLifecycleHooks(mode, 'exec-1', {
-		id: 'wf-test',
-		name: 'test',
-		nodes: [node],
-		connections: {},
+		id: workflow.id,
+		name: workflow.name ?? 'test',
+		nodes: Object.values(workflow.nodes),
+		connections: workflow.connectionsBySourceNode,
 		active: false,
 		activeVersionId: null,
 		isArchived: false,
@@ -209,16 +197,25 @@ export async function runActionNode(
 	let finished!: (run: IRun) => void;
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
-
 	const runExecutionData = createRunExecutionData({
-		executionData: {
-			nodeExecutionStack: [{ node, data: { main: [input.map((json) => ({ json }))] }, source: null }],
-		},
+		executionData: { nodeExecutionStack: [{ node: startNode, data: { main: startItems }, source: null }] },
 	});
+	await new WorkflowExecute(additionalDataFor(credentials, hooks), mode, runExecutionData).processRunExecutionData(workflow);
+	return await done;
+}
 
-	const execute = new WorkflowExecute(additionalDataFor(credentials, hooks), mode, runExecutionData);
-	await execute.processRunExecutionData(workflow);
-	const run = await done;
+/**
+ * Executes one Messaging Relay node on `input` items with WorkflowExecute, as n8n does when a
+ * workflow runs, and returns what n8n recorded for it.
+ */
+export async function runActionNode(
+	node: INode,
+	credentials: ICredentialDataDecryptedObject,
+	input: IDataObject[] = [{}],
+	mode: WorkflowExecuteMode = 'manual',
+): Promise<NodeRun> {
+	const workflow = new Workflow({ id: 'wf-test', name: 'test', nodes: [node], connections: {}, active: false, nodeTypes: new PackageNodeTypes() });
+	const run = await executeFrom(workflow, node, [input.map((json) => ({ json }))], credentials, mode);
 	const taskData = run.data.resultData.runData[node.name]?.[0];
 	return {
 		items: taskData?.data?.main?.[0] ?? undefined,
@@ -241,76 +238,4 @@ export async function runListSearch(
 	const search = type.methods?.listSearch?.[method];
 	if (!search) throw new Error(`No list search ${method}`);
 	return await search.call(context, filter);
-}
-
-/**
- * Runs the credential's declared test the way n8n's CredentialsTester does: the test request
- * becomes the routing of a temporary node, RoutingNode sends it (authenticated by the
- * credential), and a refused request is matched against the credential's `rules` by status.
- * Returns what the editor shows after "Test" / "Save".
- */
-export async function runCredentialTest(
-	credentials: ICredentialDataDecryptedObject,
-): Promise<{ status: 'OK' | 'Error'; message: string }> {
-	const test = credentialType.test!;
-	const tempType: INodeType = {
-		description: {
-			displayName: 'Temp',
-			name: 'temp',
-			group: ['transform'],
-			version: 1,
-			description: '',
-			defaults: {},
-			inputs: [],
-			outputs: [],
-			credentials: [{ name: credentialType.name, required: true }],
-			properties: [
-				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' },
-			],
-		},
-	};
-	const node: INode = {
-		id: 'temp',
-		name: 'Temp-Node',
-		type: 'temp',
-		typeVersion: 1,
-		position: [0, 0],
-		parameters: {},
-		credentials: { [credentialType.name]: { id: 'cred-1', name: 'Messaging Relay account' } },
-	};
-	const nodeTypes = new PackageNodeTypes({ temp: tempType });
-	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const context = new ExecuteContext(
-		workflow,
-		node,
-		additionalDataFor(credentials),
-		'internal',
-		createRunExecutionData({ executionData: null }),
-		0,
-		[],
-		{ main: [[{ json: {} }]] },
-		{ node, data: {}, source: null },
-		[],
-	);
-	const routingNode = new RoutingNode(context, tempType, {
-		id: 'cred-1',
-		name: 'Messaging Relay account',
-		type: credentialType.name,
-		data: credentials,
-	});
-	let failure: { cause?: { response?: { status: number; statusText?: string } }; message: string } | undefined;
-	await routingNode.runNode().then(
-		() => undefined,
-		(error) => (failure = error),
-	);
-	if (!failure) return { status: 'OK', message: 'Connection successful!' };
-	const response = failure.cause?.response;
-	if (response) {
-		const rule = test.rules?.find(
-			(r) => r.type === 'responseCode' && r.properties.value === response.status,
-		);
-		if (rule) return { status: 'Error', message: rule.properties.message };
-		return { status: 'Error', message: response.statusText || `Received HTTP status code: ${response.status}` };
-	}
-	return { status: 'Error', message: failure.message };
 }

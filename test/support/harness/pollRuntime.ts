@@ -13,9 +13,10 @@ import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeParameter
 import { Workflow } from 'n8n-workflow';
 
 import { MessagingRelayWatch } from '../../../nodes/MessagingRelayWatch/MessagingRelayWatch.node';
-import { PACKAGE, PackageNodeTypes, additionalDataFor } from './n8nRuntime';
+import { NODE_TYPES } from '../workflows';
+import { PackageNodeTypes, additionalDataFor } from './n8nRuntime';
 
-export const WATCH_TYPE = `${PACKAGE}.messagingRelayWatch`;
+export const WATCH_TYPE = NODE_TYPES.watch;
 
 /** The n8n address additionalDataFor() gives the context (getInstanceBaseUrl). */
 export const N8N_BASE = 'http://127.0.0.1:5678';

@@ -4,7 +4,6 @@
  * returned (n8n passes a webhook node's items through, workflow-execute.js), then every
  * connected node runs in turn and records its items with their pairing in the run data.
  */
-import { ExecutionLifecycleHooks, WorkflowExecute } from 'n8n-core';
 import type {
 	IConnections,
 	ICredentialDataDecryptedObject,
@@ -15,9 +14,9 @@ import type {
 	INodeType,
 	IRun,
 } from 'n8n-workflow';
-import { createRunExecutionData, NodeConnectionTypes, Workflow } from 'n8n-workflow';
+import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor } from './n8nRuntime';
+import { executeFrom, PackageNodeTypes, TRIGGER_TYPE } from './n8nRuntime';
 
 /** A stand-in for an intermediate node: maps each input item to output items, paired as n8n pairs them. */
 export function mapNodeType(
@@ -102,29 +101,8 @@ export async function runWorkflow(
 	credentials: ICredentialDataDecryptedObject,
 	extraTypes: Record<string, INodeType> = {},
 ): Promise<WorkflowRun> {
-	const nodeTypes = new PackageNodeTypes(extraTypes);
-	const workflow = new Workflow({ id: 'wf-run', nodes, connections, active: false, nodeTypes, settings: { executionOrder: 'v1' } });
-	const hooks = new ExecutionLifecycleHooks('webhook', 'exec-1', {
-		id: 'wf-run',
-		name: 'run',
-		nodes,
-		connections,
-		active: false,
-		activeVersionId: null,
-		isArchived: false,
-		createdAt: new Date(),
-		updatedAt: new Date(),
-	});
-	let finished!: (run: IRun) => void;
-	const done = new Promise<IRun>((resolve) => (finished = resolve));
-	hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
-	const startNode = workflow.getNode(start)!;
-	const runExecutionData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node: startNode, data: { main: startItems }, source: null }] },
-	});
-	const execute = new WorkflowExecute(additionalDataFor(credentials, hooks), 'webhook', runExecutionData);
-	await execute.processRunExecutionData(workflow);
-	const run = await done;
+	const workflow = new Workflow({ id: 'wf-run', name: 'run', nodes, connections, active: false, nodeTypes: new PackageNodeTypes(extraTypes), settings: { executionOrder: 'v1' } });
+	const run = await executeFrom(workflow, workflow.getNode(start) as INode, startItems, credentials, 'webhook');
 	return {
 		run,
 		error: run.data.resultData.error,
