@@ -78,8 +78,10 @@ async function runOutbound(bench: BenchStack, workflowId: string, messages: numb
 	const since = Date.now();
 	const result = runN8nCli(bench.stack, ['execute', '--id', workflowId, '--rawOutput']);
 	if (result.status !== 0) throw new Error(`n8n execute failed: ${(result.stdout + result.stderr).slice(-500)}`);
-	// The run as JSON follows n8n's own log lines.
-	const run = JSON.parse(result.stdout.slice(result.stdout.search(/^\{$/m))) as { data: { resultData: { runData: Record<string, Array<{ executionTime: number }>> } } };
+	// The run as indented JSON ({ and } alone on their lines), between n8n's own log lines.
+	const json = /^\{$[\s\S]*?^\}$/m.exec(result.stdout);
+	if (!json) throw new Error(`n8n execute printed no run: ${result.stdout.slice(-500)}`);
+	const run = JSON.parse(json[0]) as { data: { resultData: { runData: Record<string, Array<{ executionTime: number }>> } } };
 	const send = run.data.resultData.runData.Send[0];
 	const requests = (await bench.simulator.requests(since)).filter((r) => r.account === 'acct_bench' && r.method === 'POST' && r.path === '/v1/messages');
 	if (requests.length !== messages) throw new Error(`expected ${messages} messages, the simulator got ${requests.length}`);
