@@ -150,17 +150,22 @@ export function additionalDataFor(
 	} as unknown as IWorkflowExecuteAdditionalData;
 }
 
-export function relayNode(parameters: INodeParameters, options: { continueOnFail?: boolean } = {}): INode {
+/** A node of this package in a test workflow, on the one Messaging Relay credential ('cred-1'). */
+export function packageNode(id: string, name: string, type: string, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
 	return {
-		id: 'relay-node',
-		name: 'Messaging Relay',
-		type: ACTION_TYPE,
+		id,
+		name,
+		type,
 		typeVersion: 1,
 		position: [0, 0],
 		parameters,
 		credentials: { messagingRelayApi: { id: 'cred-1', name: 'Messaging Relay account' } },
-		...(options.continueOnFail ? { onError: 'continueRegularOutput' as const } : {}),
+		...extra,
 	};
+}
+
+export function relayNode(parameters: INodeParameters, options: { continueOnFail?: boolean } = {}): INode {
+	return packageNode('relay-node', 'Messaging Relay', ACTION_TYPE, parameters, options.continueOnFail ? { onError: 'continueRegularOutput' } : {});
 }
 
 export interface NodeRun {

@@ -14,7 +14,7 @@ import { Workflow } from 'n8n-workflow';
 
 import { MessagingRelayWatch } from '../../../nodes/MessagingRelayWatch/MessagingRelayWatch.node';
 import { NODE_TYPES } from '../workflows';
-import { PackageNodeTypes, additionalDataFor } from './n8nRuntime';
+import { PackageNodeTypes, additionalDataFor, packageNode } from './n8nRuntime';
 
 export const WATCH_TYPE = NODE_TYPES.watch;
 
@@ -35,15 +35,7 @@ export class WatchHarness {
 		parameters: INodeParameters,
 		private credentials: ICredentialDataDecryptedObject,
 	) {
-		this.node = {
-			id: 'watch-node',
-			name: 'Messaging Relay Watch',
-			type: WATCH_TYPE,
-			typeVersion: 1,
-			position: [0, 0],
-			parameters,
-			credentials: { messagingRelayApi: { id: 'cred-1', name: 'Messaging Relay account' } },
-		};
+		this.node = packageNode('watch-node', 'Messaging Relay Watch', WATCH_TYPE, parameters);
 		this.restart();
 	}
 

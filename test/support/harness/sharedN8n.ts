@@ -31,7 +31,7 @@ import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/Mess
 import { checkRegistration } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, relayCredentials } from './n8nRuntime';
+import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
 
 export interface Execution {
 	mode: 'production' | 'test';
@@ -66,16 +66,11 @@ export class SharedWorkflow {
 		parameters: INodeParameters,
 		readonly apiKey: string,
 	) {
-		this.node = {
-			id: `node-${nextId}`,
-			name: 'Messaging Relay Trigger',
-			type: TRIGGER_TYPE,
-			typeVersion: 1,
-			position: [0, 0],
+		this.node = packageNode(`node-${nextId}`, 'Messaging Relay Trigger', TRIGGER_TYPE, parameters, {
 			webhookId: `00000000-0000-4000-8000-${String(nextId++).padStart(12, '0')}`,
-			parameters,
+			// A credential per API key: triggers on one key share its account's webhook.
 			credentials: { messagingRelayApi: { id: `cred-${apiKey}`, name: apiKey } },
-		};
+		});
 	}
 
 	get productionPath() {

@@ -20,7 +20,7 @@ import { Workflow } from 'n8n-workflow';
 import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type WebhookReceiver } from '../../fixtures/webhook-receiver';
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, relayCredentials } from './n8nRuntime';
+import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
 
 export const WEBHOOK_ID = '6f1c2a9e-4d51-4b7a-9a33-0c2d5e7f8a10';
 
@@ -54,16 +54,7 @@ export class TriggerHarness {
 		private credentials: ICredentialDataDecryptedObject,
 		webhookId: string,
 	) {
-		this.node = {
-			id: 'trigger-node',
-			name: 'Messaging Relay Trigger',
-			type: TRIGGER_TYPE,
-			typeVersion: 1,
-			position: [0, 0],
-			webhookId,
-			parameters,
-			credentials: { messagingRelayApi: { id: 'cred-1', name: 'Messaging Relay account' } },
-		};
+		this.node = packageNode('trigger-node', 'Messaging Relay Trigger', TRIGGER_TYPE, parameters, { webhookId });
 		this.workflow = new Workflow({
 			id: 'wf-trigger',
 			nodes: [this.node],

@@ -16,7 +16,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes, Workflow } from 'n8n-workflow';
 
-import { executeFrom, PackageNodeTypes, TRIGGER_TYPE } from './n8nRuntime';
+import { executeFrom, PackageNodeTypes, packageNode, TRIGGER_TYPE } from './n8nRuntime';
 
 /** A stand-in for an intermediate node: maps each input item to output items, paired as n8n pairs them. */
 export function mapNodeType(
@@ -60,16 +60,7 @@ export const reverseItems = mapNodeType('reverseItems', (items) =>
 );
 
 export function triggerNodeFor(name = 'Messaging Relay Trigger'): INode {
-	return {
-		id: 'trigger',
-		name,
-		type: TRIGGER_TYPE,
-		typeVersion: 1,
-		position: [0, 0],
-		webhookId: 'wf-runtime-webhook',
-		parameters: { events: ['message.received'] },
-		credentials: { messagingRelayApi: { id: 'cred-1', name: 'Messaging Relay account' } },
-	};
+	return packageNode('trigger', name, TRIGGER_TYPE, { events: ['message.received'] }, { webhookId: 'wf-runtime-webhook' });
 }
 
 export function plainNode(name: string, type: string, position = 200): INode {

@@ -58,7 +58,7 @@ import { compiledProgram } from '../tools';
 import { signalGroup, startProcess, stopGroup } from './processGroups';
 import { defaultPorts, requireFreePorts, type Ports } from './ports';
 import { DB_NAME, DB_USER, ensureQueueServices, startPostgres, startRedis, unprivilegedIds } from './services';
-import { loadState, saveState, type ProcessSpec, type QueueState } from './state';
+import { loadState, saveState, serviceSpec, type ProcessSpec, type QueueState } from './state';
 
 export interface QueueOptions {
 	ports?: Ports;
@@ -214,15 +214,9 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 
 		state.simUrl = `http://127.0.0.1:${ports.simulator}`;
 		say(`starting the relay simulator on ${state.simUrl}`);
-		state.processes.simulator = {
-			name: 'simulator',
-			command: process.execPath,
-			args: [compiledProgram('test/fixtures/simulator/main.ts'), String(ports.simulator)],
-			env: { PATH: process.env.PATH },
-			cwd: workDir,
-			logFile: join(workDir, 'simulator.log'),
+		state.processes.simulator = serviceSpec(state, 'simulator', process.execPath, [compiledProgram('test/fixtures/simulator/main.ts'), String(ports.simulator)], {
 			healthUrl: `${state.simUrl}/__sim/state`,
-		};
+		});
 		saveState(state);
 		await startAll(state, ['simulator']);
 
@@ -242,15 +236,7 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 		say(`starting HAProxy on ${state.webhookUrl} in front of the webhook process (deliveries go there)`);
 		const config = join(workDir, 'haproxy.cfg');
 		writeFileSync(config, balancerConfig({ listenPort: ports.webhook, backendPort: ports.webhookProcess }));
-		state.processes.balancer = {
-			name: 'balancer',
-			command: services.haproxy,
-			args: balancerArgs(config),
-			env: { PATH: process.env.PATH },
-			cwd: workDir,
-			logFile: join(workDir, 'balancer.log'),
-			healthUrl: `${state.webhookUrl}/__balancer/alive`,
-		};
+		state.processes.balancer = serviceSpec(state, 'balancer', services.haproxy, balancerArgs(config), { healthUrl: `${state.webhookUrl}/__balancer/alive` });
 		saveState(state);
 		await startAll(state, ['balancer']);
 		// The balancer's first readiness check must have passed before anything is published.

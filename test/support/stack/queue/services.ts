@@ -12,7 +12,7 @@ import { HAPROXY } from '../balancer';
 import { aptInstall, run, say } from '../runtime';
 import { launch } from './processGroups';
 import { freePort } from './ports';
-import { loadState, saveState, type QueueState } from './state';
+import { loadState, saveState, serviceSpec, type QueueState } from './state';
 
 const UNPRIVILEGED_USER = 'relaytest';
 export const DB_NAME = 'n8n';
@@ -107,17 +107,10 @@ export async function startPostgres(state: QueueState, services: Services, ids: 
 		...ids,
 	});
 	if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
-	const spec = {
-		name: 'postgres',
-		command: join(services.pgBin, 'postgres'),
-		// A throwaway database for tests: durability settings off, loopback only.
-		args: ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`,
-			'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'],
-		env: { PATH: process.env.PATH, LANG: 'C' },
-		cwd: dir,
-		logFile: join(state.workDir, 'postgres.log'),
-		...ids,
-	};
+	// A throwaway database for tests: durability settings off, loopback only.
+	const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`,
+		'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
+	const spec = serviceSpec(state, 'postgres', join(services.pgBin, 'postgres'), args, { env: { PATH: process.env.PATH, LANG: 'C' }, cwd: dir, ...ids });
 	state.processes.postgres = { ...spec, pid: launch(spec) };
 	state.postgres = { port, bin: services.pgBin };
 	saveState(state);
@@ -136,15 +129,8 @@ export async function startPostgres(state: QueueState, services: Services, ids: 
 export async function startRedis(state: QueueState, services: Services, ids: RunAs): Promise<void> {
 	const dir = serverFolder(state, 'redis', ids);
 	const port = await freePort();
-	const spec = {
-		name: 'redis',
-		command: services.redisServer,
-		args: ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'],
-		env: { PATH: process.env.PATH },
-		cwd: dir,
-		logFile: join(state.workDir, 'redis.log'),
-		...ids,
-	};
+	const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
+	const spec = serviceSpec(state, 'redis', services.redisServer, args, { cwd: dir, ...ids });
 	state.processes.redis = { ...spec, pid: launch(spec) };
 	state.redis = { port, cli: services.redisCli };
 	saveState(state);

@@ -4,6 +4,7 @@
  * reads it; it is written atomically.
  */
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 import type { Owner } from '../../n8nClient';
 import type { CredentialRef } from '../../workflows';
@@ -58,4 +59,9 @@ export function saveState(state: QueueState): void {
 
 export function loadState(stateFile: string): QueueState {
 	return JSON.parse(readFileSync(stateFile, 'utf8')) as QueueState;
+}
+
+/** A process of the deployment that is not n8n: PATH only, run in the deployment's folder (unless told), its log beside. */
+export function serviceSpec(state: QueueState, name: string, command: string, args: string[], more: Partial<ProcessSpec> = {}): ProcessSpec {
+	return { name, command, args, env: { PATH: process.env.PATH }, cwd: state.workDir, logFile: join(state.workDir, `${name}.log`), ...more };
 }
