@@ -1,10 +1,19 @@
 /**
  * The editor as a person sees it: Debian's Chromium, driven by playwright-core, logs in, opens
  * the auto-reply workflow, checks that both nodes render with their icons, saves a screenshot.
+ * Then it imports each shipped example (examples/*.json) as a user does, opens it on the canvas,
+ * zooms to fit and writes the picture the README shows (docs/images/<example>.png), so the
+ * pictures are always of the examples as they ship.
  */
-import { chromium, type BrowserContext } from 'playwright-core';
+import type { IDataObject } from 'n8n-workflow';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-import { info } from '../support/e2e';
+import { importExample, info, openAiCredential } from '../support/e2e';
+import { readJson, repoPath } from '../support/repo';
+
+/** The README's pictures: a readable size on a page, the workflow filling it. */
+const PICTURE = { width: 1200, height: 600 };
+const EXAMPLES = ['auto-reply', 'disconnect-alert', 'ai-assistant', 'number-watch'] as const;
 
 let browser: BrowserContext;
 beforeAll(async () => {
@@ -23,17 +32,37 @@ beforeAll(async () => {
 			'--disable-sync',
 		],
 	});
-});
-afterAll(async () => await browser?.close());
-
-test('the auto-reply workflow opens with both nodes and their icons', async () => {
 	const page = await browser.newPage();
 	await page.goto(`${info.n8nUrl}/signin`);
 	await page.locator('input[type="email"], input[name="emailOrLdapLoginId"], input[name="email"]').first().fill(info.owner.email);
 	await page.locator('input[type="password"]').first().fill(info.owner.password);
 	await page.locator('button[type="submit"], [data-test-id="form-submit-button"]').first().click();
 	await page.waitForURL((url) => !url.pathname.includes('signin'), { timeout: 60000 });
+	await page.close();
+});
+afterAll(async () => await browser?.close());
 
+/** Waits until the canvas has stopped moving (zoom to fit animates). */
+async function settledViewport(page: Page) {
+	const transform = async () => await page.locator('.vue-flow__viewport').first().getAttribute('style');
+	let last = await transform();
+	for (let i = 0; i < 40; i++) {
+		await page.waitForTimeout(250);
+		const now = await transform();
+		if (now === last) return;
+		last = now;
+	}
+	throw new Error(`the canvas kept moving: ${last}`);
+}
+
+/** Waits until every node name is on the canvas and every image on the page has loaded. */
+async function nodesShown(page: Page, names: string[]) {
+	for (const name of names) await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60000 });
+	await page.waitForFunction('[...document.images].every((img) => img.complete && img.naturalWidth > 0)', undefined, { timeout: 30000 });
+}
+
+test('the auto-reply workflow opens with both nodes and their icons', async () => {
+	const page = await browser.newPage();
 	await page.goto(`${info.n8nUrl}/workflow/${info.workflows.autoReply.id}`);
 	for (const name of ['On inbound message', 'Reply on the same chat']) {
 		await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60000 });
@@ -54,4 +83,40 @@ test('the auto-reply workflow opens with both nodes and their icons', async () =
 
 	await page.screenshot({ path: `${info.artifacts}/auto-reply-workflow.png` });
 	await page.close();
+});
+
+describe('the README pictures: each shipped example, imported and opened on the canvas', () => {
+	let openAi: { id: string; name: string };
+	beforeAll(async () => {
+		// Never called: the picture needs the credential picked, not a model behind it.
+		openAi = await openAiCredential('OpenAI account', 'http://127.0.0.1:9/v1');
+	});
+
+	test.each(EXAMPLES)('%s', async (example) => {
+		const workflow = readJson<{ name: string; nodes: IDataObject[]; connections: IDataObject; settings?: IDataObject }>('examples', `${example}.json`);
+		const id = await importExample(workflow, { messagingRelayApi: info.credentials.main, openAiApi: openAi });
+		const page = await browser.newPage();
+		await page.setViewportSize(PICTURE);
+		await page.goto(`${info.n8nUrl}/workflow/${id}`);
+		const names = workflow.nodes.map((n) => n.name as string);
+		await nodesShown(page, names);
+		const zoomToFit = page.locator('[data-test-id="zoom-to-fit"]');
+		await zoomToFit.click();
+		// Leave the button as it was (not hovered or focused) and the pointer over empty canvas.
+		await zoomToFit.blur();
+		await page.mouse.move(PICTURE.width - 100, PICTURE.height - 150);
+		await settledViewport(page);
+
+		// The picture shows the workflow: the editor (not the sign-in page), nothing over it, and
+		// every node's name inside the picture.
+		expect(new URL(page.url()).pathname).toBe(`/workflow/${id}`);
+		expect(await page.locator('[role="dialog"], .el-overlay, .el-message-box').filter({ visible: true }).count()).toBe(0);
+		for (const name of names) {
+			const box = await page.getByText(name, { exact: true }).first().boundingBox();
+			expect(box).not.toBeNull();
+			expect([box!.x >= 0, box!.y >= 0, box!.x + box!.width <= PICTURE.width, box!.y + box!.height <= PICTURE.height]).toEqual([true, true, true, true]);
+		}
+		await page.screenshot({ path: repoPath('docs', 'images', `${example}.png`) });
+		await page.close();
+	});
 });

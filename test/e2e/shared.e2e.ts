@@ -2,7 +2,9 @@
  * Many workflows, one account (docs/shared-webhook.md), in the real n8n 2.41.1: three trigger
  * workflows on ONE simulator account share its one webhook. The service side is played by a
  * sender that, like a delivery service, always posts to the URL the account has registered at
- * that moment, with the secret the service issued for it, and retries what was not answered 2xx.
+ * that moment, with the secret the service issued for it, and retries what a delivery service
+ * retries (a refused connection, 5xx, 429, 408, 404: retrying-sender.ts), never a 401: a correctly
+ * signed delivery answered 401 is a lost event, counted and asserted to be none.
  * It reaches n8n the way a host's public URL does, through a load balancer that routes only while
  * n8n is ready (README, Scaling): while n8n restarts it answers every request with 200 "n8n is
  * starting up" for some tens of milliseconds before its webhooks exist (test/support/stack/balancer.ts).
@@ -13,13 +15,19 @@ import { sleep } from 'n8n-workflow';
 import { parseRegistration } from '../../nodes/MessagingRelayTrigger/share/registeredUrl';
 import { deriveShareKey, signHandoff } from '../../nodes/MessagingRelayTrigger/share/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
-import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, stackInfo, triggerWorkflow } from '../support/e2e';
+import { retryableStatus } from '../fixtures/retrying-sender';
+import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, stackInfo, triggerWorkflow, type Execution } from '../support/e2e';
 
 const ACCOUNT = 'acct_shared';
 const API_KEY = 'sim-key-shared';
 const SOAK = 1200;
 const CONCURRENCY = 8;
 const GROUP_EVENTS = ['group.member_joined', 'group.member_left', 'group.updated'];
+/**
+ * At most this share of the checkable (workflow, delivery) pairs may go unchecked because the
+ * workflow was being published or unpublished while the service's accepted attempt was in flight.
+ */
+const TRANSITION_SHARE_LIMIT = 0.03;
 
 interface SharedWorkflow {
 	name: string;
@@ -88,6 +96,8 @@ interface Attempt {
 	status: number | 'refused' | 'no webhook';
 	/** The path the attempt posted to (whose trigger held the webhook then). */
 	path?: string;
+	/** For a 401: whether the secret it was sent with was still the registered one after the answer. */
+	secretStillRegistered?: boolean;
 }
 
 /** The registered URL as the public address reaches it: through the balancer in front of n8n. */
@@ -97,7 +107,10 @@ function viaBalancer(url: string): string {
 	return target.toString();
 }
 
-/** One delivery the way the service makes it: to the current registration, retried until 2xx. */
+/**
+ * One delivery the way the service makes it: to the current registration, retried while the
+ * answer is one a delivery service retries; a 2xx or any other answer (a 401 among them) ends it.
+ */
 async function deliver(body: IDataObject, deadline: number): Promise<Attempt[]> {
 	const attempts: Attempt[] = [];
 	const text = JSON.stringify(body);
@@ -114,8 +127,10 @@ async function deliver(body: IDataObject, deadline: number): Promise<Attempt[]> 
 					body: text,
 				});
 				await response.arrayBuffer();
-				attempts.push({ start, end: Date.now(), status: response.status, path: new URL(webhook.url).pathname });
-				if (response.status >= 200 && response.status < 300) return attempts;
+				const attempt: Attempt = { start, end: Date.now(), status: response.status, path: new URL(webhook.url).pathname };
+				attempts.push(attempt);
+				if (response.status === 401) attempt.secretStillRegistered = (await currentWebhook())?.secret === webhook.secret;
+				if (!retryableStatus(response.status)) return attempts;
 			} catch {
 				attempts.push({ start, end: Date.now(), status: 'refused', path: new URL(webhook.url).pathname });
 			}
@@ -141,10 +156,16 @@ const groupMessage = () =>
 
 /** Delivery ids each workflow ran, counted (an id twice means it ran twice). */
 async function runsOf(workflow: SharedWorkflow): Promise<Map<string, number>> {
-	const runs = new Map<string, number>();
+	return new Map([...(await runStartsOf(workflow))].map(([id, starts]) => [id, starts.length]));
+}
+
+/** When each delivery's runs of the workflow started (ms), by delivery id. */
+async function runStartsOf(workflow: SharedWorkflow): Promise<Map<string, number[]>> {
+	const runs = new Map<string, number[]>();
 	for (const execution of await allExecutions(workflow.id)) {
 		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId as string | undefined;
-		if (id) runs.set(id, (runs.get(id) ?? 0) + 1);
+		const startedAt = Date.parse((execution as Execution & { startedAt?: string }).startedAt ?? '');
+		if (id) runs.set(id, [...(runs.get(id) ?? []), startedAt]);
 	}
 	return runs;
 }
@@ -279,40 +300,68 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 	const seconds = (Date.now() - started) / 1000;
 	await settled();
 
+	// A correctly signed delivery (the secret registered when it was sent) answered 401 is an
+	// event the service drops: none may be. A trigger that has just re-registered must answer
+	// 503 until it has its new secret, not 401.
+	const answered401 = deliveries
+		.filter((d) => d.attempts.some((a) => a.status === 401))
+		.map((d) => ({ id: d.body.deliveryId, attempts: d.attempts.filter((a) => a.status === 401).map((a) => ({ at: a.start - started, secretStillRegistered: a.secretStillRegistered })) }));
 	const accepted = deliveries.filter((d) => d.attempts.at(-1)?.status === 200);
-	expect(accepted).toHaveLength(SOAK);
 
+	// Each selected (workflow, delivery) pair is checked against the attempt the service got its
+	// 2xx for: published throughout it, exactly one run; unpublished throughout it, none, unless
+	// the one run started during an earlier attempt while the workflow was published (a holder
+	// answers 503 when a member could not take the event and remembers who ran, docs/
+	// shared-webhook.md); a transition of the workflow during it, unchecked (at most 3 %).
 	let exact = 0;
-	let duringTransition = 0;
+	let checkable = 0;
+	let ranOnAnEarlierAttempt = 0;
+	const duringTransitionPairs: string[] = [];
 	const problems: string[] = [];
 	for (const workflow of workflows) {
-		const runs = await runsOf(workflow);
+		const runStarts = await runStartsOf(workflow);
+		const inTransition = (from: number, to: number) => workflow.transitions.some((t) => t.from <= to && from <= t.to);
 		for (const { body, attempts } of deliveries) {
 			const id = body.deliveryId as string;
-			const count = runs.get(id) ?? 0;
-			const first = attempts[0].start;
-			const last = attempts.at(-1)!.end;
-			const touchesTransition = workflow.transitions.some((t) => t.from <= last && first <= t.to);
+			const starts = runStarts.get(id) ?? [];
+			const count = starts.length;
+			const acceptedAttempt = attempts.at(-1)!;
+			const { start, end } = acceptedAttempt;
 			if (count > 1) problems.push(`${workflow.name} ran ${id} ${count} times`);
 			if (!workflow.selects(body)) {
 				if (count !== 0) problems.push(`${workflow.name} ran ${id} (${body.type as string}) it does not select`);
-			} else if (touchesTransition) {
-				duringTransition += 1;
-			} else if (workflow.publishedAt(first) && workflow.publishedAt(last)) {
+				continue;
+			}
+			checkable += 1;
+			if (inTransition(start, end)) {
+				duringTransitionPairs.push(`${workflow.name} ${id}`);
+			} else if (workflow.publishedAt(start) && workflow.publishedAt(end)) {
 				if (count !== 1) problems.push(`${workflow.name} ran ${id} ${count} times, published throughout`);
 				else exact += 1;
+			} else if (count === 1 && attempts.slice(0, -1).some((a) => a.start <= starts[0] && starts[0] <= a.end && (workflow.publishedAt(starts[0]) || inTransition(starts[0], starts[0])))) {
+				ranOnAnEarlierAttempt += 1;
 			} else if (count !== 0) {
 				problems.push(`${workflow.name} ran ${id} while unpublished`);
 			}
 		}
 	}
+	const duringTransition = duringTransitionPairs.length;
 	const attempts = deliveries.flatMap((d) => d.attempts);
 	const figures = {
 		deliveries: SOAK,
 		seconds,
 		deliveriesPerSecond: Math.round((SOAK / seconds) * 10) / 10,
 		exactlyOnce: exact,
+		ranOnAnEarlierAttempt,
 		selectedDuringATransition: duringTransition,
+		excludedDuringATransition: {
+			pairs: duringTransition,
+			checkable,
+			percent: Math.round((duringTransition / checkable) * 1000) / 10,
+			limitPercent: TRANSITION_SHARE_LIMIT * 100,
+			first: duringTransitionPairs.slice(0, 20),
+		},
+		answered401: { deliveries: answered401.length, first: answered401.slice(0, 20) },
 		problems: problems.length,
 		attempts: attempts.length,
 		notAccepted: {
@@ -339,9 +388,13 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 		});
 		report('shared-soak-n8n-log-tail', { log: readN8nLog().split('\n').slice(-400) });
 	}
+	expect(answered401).toEqual([]);
+	expect(accepted).toHaveLength(SOAK);
 	expect(problems.slice(0, 20)).toEqual([]);
 	// Most deliveries were not near a transition: the accounting above covered them exactly.
 	expect(exact).toBeGreaterThan(SOAK / 2);
+	// And the pairs left unchecked because of a transition stay few.
+	expect(duringTransition).toBeLessThanOrEqual(Math.floor(TRANSITION_SHARE_LIMIT * checkable));
 }, 1_200_000);
 
 test('forged, tampered and replayed hand-offs get 401 and run nothing; a hand-off signed with the account key runs once', async () => {

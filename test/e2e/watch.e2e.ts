@@ -2,7 +2,8 @@
  * The Messaging Relay Watch node in the real n8n: examples/number-watch.json published on its
  * own simulator account (acct_watch), whose webhook a published trigger holds. It alerts the
  * operator when a number needs relinking and when the webhook is pointed elsewhere, and
- * nothing while nothing changes.
+ * nothing while nothing changes. In each case the suite checks the run (its status and the
+ * Watch node's items) and what reached the operator at the simulator.
  *
  * n8n refuses Poll Times below a minute ("The polling interval is too short. It has to be at
  * least a minute.", n8n-core active-workflow-triggers.js:170), so this suite polls every minute
@@ -30,6 +31,8 @@ interface SimMessage {
 	text: string;
 }
 const messages = async () => ((await sim('GET', '/state')).messages as unknown as SimMessage[]) ?? [];
+/** The alerts this account sent the operator after the first `before` messages of the simulator. */
+const alertsSince = async (before: number) => (await messages()).slice(before).filter((m) => m.account === ACCOUNT);
 const webhookOf = async () => ((await sim('GET', '/webhooks')) as Record<string, { url: string } | null>)[ACCOUNT];
 
 /** Resolves once the Watch workflow has polled (GET /v1/numbers on acct_watch) after `since`. */
@@ -110,8 +113,11 @@ test('a number marked CREDENTIALS: one execution, one item, and the operator get
 
 test('the webhook pointed elsewhere: an alert, and the trigger does not take it back', async () => {
 	const since = Date.now();
+	const sentBefore = (await messages()).length;
 	await sim('POST', '/webhooks/point', { account: ACCOUNT, url: 'https://crm.example.com/relay-hook' });
 	const runs = await finishedExecutions(watchWorkflowId, 2, POLL_WAIT_MS);
+	expect(runs).toHaveLength(2);
+	expect(runs[0].status).toBe('success');
 	const items = nodeItems(runs[0], 'Watch numbers and webhook');
 	expect(items).toEqual([
 		expect.objectContaining({
@@ -122,6 +128,12 @@ test('the webhook pointed elsewhere: an alert, and the trigger does not take it 
 		}),
 	]);
 	expect(items[0].message).toMatch(/^The account's webhook now points at https:\/\/crm.example.com\/relay-hook, not at this n8n/);
+	// The operator got exactly that sentence, once, from the alert number.
+	const alerts = await eventually(async () => {
+		const sent = await alertsSince(sentBefore);
+		return sent.length > 0 ? sent : undefined;
+	});
+	expect(alerts).toEqual([{ account: ACCOUNT, channelId: 'num_sales', to: '+4917600000099', text: items[0].message }].map((m) => expect.objectContaining(m)));
 	expect((await webhookOf())?.url).toBe('https://crm.example.com/relay-hook');
 	const calls = (await simRequests(since)).filter((r) => r.account === ACCOUNT && r.path === '/v1/webhook');
 	// The trigger looked (every 5 s) and left it alone.
@@ -131,9 +143,14 @@ test('the webhook pointed elsewhere: an alert, and the trigger does not take it 
 
 test('nothing changes: the next poll emits nothing', async () => {
 	const executionsBefore = (await finishedExecutions(watchWorkflowId, 2)).length;
+	const sentBefore = (await messages()).length;
 	const since = Date.now();
 	await nextPoll(since);
 	// The poll has answered; give n8n a moment in case it were to start an execution.
 	await sleep(3000);
-	expect((await finishedExecutions(watchWorkflowId, 2)).length).toBe(executionsBefore);
+	const runs = await finishedExecutions(watchWorkflowId, 2);
+	expect(runs.length).toBe(executionsBefore);
+	// The runs so far all succeeded, and no alert reached the operator.
+	expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'success'));
+	expect(await alertsSince(sentBefore)).toEqual([]);
 }, 150_000);

@@ -14,7 +14,9 @@ describe('package.json meets the rules for verified community nodes', () => {
 		expect(pkg.name).toBe('n8n-nodes-messaging-relay');
 		expect(pkg.keywords).toContain('n8n-community-node-package');
 		expect(pkg.license).toBe('MIT');
-		expect(pkg.files).toEqual(['dist']);
+		// dist for n8n; examples, the README's screenshots and the changelog because the README
+		// links them through a CDN that serves the published package (relative links are dead on npm).
+		expect(pkg.files).toEqual(['dist', 'examples', 'docs/images', 'CHANGELOG.md']);
 		expect(pkg.n8n).toMatchObject({ n8nNodesApiVersion: 1, strict: true });
 	});
 
@@ -36,6 +38,44 @@ describe('package.json meets the rules for verified community nodes', () => {
 		for (const path of paths) {
 			expect(path).toMatch(/^dist\/.+\.js$/);
 			expect(path).not.toContain('*');
+		}
+	});
+});
+
+describe('the README works on the npm page', () => {
+	const readme = readText('README.md');
+	const cdn = 'https://cdn.jsdelivr.net/npm/n8n-nodes-messaging-relay/';
+	// Links outside code: code blocks and spans (`[text](url)` in the Formatting option) are text.
+	const prose = readme.replace(/^```[\s\S]*?^```/gm, '').replace(/(`+)[^\n]*?\1/g, '');
+	const links = [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]);
+
+	test('no relative link (npm resolves none without a repository field)', () => {
+		expect(links.length).toBeGreaterThan(0);
+		expect(links.filter((link) => !/^(https:\/\/|#)/.test(link))).toEqual([]);
+	});
+
+	test('every file linked through the CDN is in the repository and shipped by `files`', () => {
+		const paths = links.filter((link) => link.startsWith(cdn)).map((link) => link.slice(cdn.length));
+		expect(paths).toEqual(expect.arrayContaining(['examples/auto-reply.json', 'docs/images/auto-reply.png']));
+		for (const path of paths) {
+			const shipped = (pkg.files as string[]).some((entry) => path === entry || path.startsWith(`${entry}/`));
+			expect({ path, shipped, exists: exists(path) }).toEqual({ path, shipped: true, exists: true });
+		}
+	});
+
+	test('every anchor names a heading of the README', () => {
+		// GitHub's and npm's heading ids: lower case, punctuation dropped, spaces to hyphens.
+		const ids = [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) =>
+			match[1].trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'),
+		);
+		for (const anchor of links.filter((link) => link.startsWith('#')).map((link) => link.slice(1))) {
+			expect({ anchor, found: ids.includes(anchor) }).toEqual({ anchor, found: true });
+		}
+	});
+
+	test('the sections n8n links to from the node panel exist (codex and credential documentation URLs)', () => {
+		for (const heading of ['Credentials', 'Operations', 'Trigger', 'Watch']) {
+			expect(readme).toMatch(new RegExp(`^## ${heading}$`, 'm'));
 		}
 	});
 });

@@ -31,6 +31,9 @@ function stateFile(): string {
 
 export const deployment = (): Deployment => loadState(stateFile()) as Deployment;
 
+/** Runs SQL in the deployment's database; the rows, columns split. */
+export const sql = (query: string): string[][] => psql(stateFile(), query);
+
 /**
  * Stops the named n8n process with SIGTERM (as a host would) and starts it again; waits until
  * healthy. `hooks.onSignalled` runs when SIGTERM is sent, `hooks.onStopped` once it has exited.
@@ -62,8 +65,7 @@ export function memory(): Record<string, { rssMb: number; groupRssMb: number }> 
  */
 export function executions(workflowIds: string[]): ExecutionRow[] {
 	const ids = workflowIds.map((id) => `'${id.replace(/'/g, "''")}'`).join(',');
-	return psql(
-		stateFile(),
+	return sql(
 		`select e.id, e."workflowId", e.status, substring(d.data from '"(qd-[0-9]+)"'),
 		        case when e.status <> 'success' then substring(d.data from '"([^"]{0,160}(?:timed out|rror)[^"]{0,160})"') end
 		   from execution_entity e left join execution_data d on d."executionId" = e.id
@@ -100,13 +102,13 @@ export function bullCounts(): { wait: number; active: number; delayed: number; f
 
 /** Finished executions (any status but new/running/waiting) with an id above `afterId`. */
 export function finishedSince(afterId: number): number {
-	const [[count]] = psql(stateFile(), `select count(*) from execution_entity where id > ${Number(afterId)} and status not in ('new', 'running', 'waiting')`);
+	const [[count]] = sql(`select count(*) from execution_entity where id > ${Number(afterId)} and status not in ('new', 'running', 'waiting')`);
 	return Number(count);
 }
 
 /** The highest execution id so far (0 when none). */
 export function lastExecutionId(): number {
-	const [[max]] = psql(stateFile(), 'select coalesce(max(id), 0) from execution_entity');
+	const [[max]] = sql('select coalesce(max(id), 0) from execution_entity');
 	return Number(max);
 }
 
