@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IHookFunctions,
 	INodeType,
 	ITriggerFunctions,
@@ -11,35 +10,36 @@ import type {
 import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
+import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
+import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
+import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { combineBurst, isCombining } from './burstMerge';
 import { closeGate, isClosing, openGate } from './closingGate';
-import { type FilterOptions, skipReason } from './deliveryFilters';
+import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
-import { managedSecretFor } from './managedSecret';
-import { rawBodyText, readDelivery, readUnparsedBody, type Delivery } from './readDelivery';
+import { whatArrived, type ReadableDelivery } from './readDelivery';
 import { startRegistrationRepair } from './registrationRepair';
-import { fanOut } from './share/fanOut';
-import { receiveHandoff } from './share/receiveHandoff';
-import { deliveryIdOf, isHandoff } from './share/signedHandoff';
-import { alreadyTaken, recordTaken } from './share/takenHandoffs';
 import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
-import { triggerState } from './triggerState';
-import { ALL_EVENTS, triggerProperties } from './TriggerDescription';
-import { secretMatches } from './verifySecret';
+import { triggerProperties } from './TriggerDescription';
 import { checkExists, create, deleteRegistration } from './webhookLifecycle';
+import { whoIsCalling } from './whoIsCalling';
 
-/** Answers the service directly; the workflow is not started. */
-function respond(
-	context: IWebhookFunctions,
-	status: number,
-	body: IDataObject,
-	headers: Record<string, string> = {},
-): IWebhookResponseData {
+/**
+ * Answers the caller directly; n8n starts nothing unless `workflowData` is added. An answer that
+ * must wait for n8n to save static data (a takeover) goes through n8n's own 200 response instead.
+ */
+function respond(context: IWebhookFunctions, { status, body, headers = {}, afterSave }: Answer): IWebhookResponseData {
+	if (afterSave) return { webhookResponse: body };
 	const res = context.getResponseObject();
 	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
 	res.status(status).json(body);
 	return { noWebhookResponse: true };
 }
+
+/** The service's 200 for an event that starts nothing here, and why. */
+const acknowledged = (ignored: string): IWebhookResponseData => ({ webhookResponse: { received: true, ignored } });
+
+const RETRY = { 'Retry-After': '5' };
 
 export class MessagingRelayTrigger implements INodeType {
 	description: INodeTypeDescription = {
@@ -108,82 +108,46 @@ export class MessagingRelayTrigger implements INodeType {
 		};
 	}
 
+	/**
+	 * One delivery, top to bottom: who is calling → what arrived → whether this trigger wants it →
+	 * the account's other triggers → this trigger's own execution.
+	 */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const isTest = this.getMode() === 'manual';
-		if (!isTest && isClosing(this)) {
-			return respond(this, 503, { error: 'n8n is stopping this workflow; deliver the event again shortly' }, { 'Retry-After': '5' });
+		// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
+		if (isClosing(this)) {
+			return respond(this, { status: 503, body: { error: 'n8n is stopping this workflow; deliver the event again shortly' }, headers: RETRY });
 		}
-		const state = triggerState(this);
+		const state = webhookState(this);
 
 		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
-		//    hand-off). Nothing about the body is looked at before that is settled.
-		const fromTrigger = isHandoff(this.getHeaderData() as Record<string, unknown>);
-		if (fromTrigger) {
-			const outcome = await receiveHandoff(this, isTest);
-			if (outcome.kind === 'answer') {
-				if (outcome.afterSave) return { webhookResponse: outcome.body };
-				return respond(this, outcome.status, outcome.body, outcome.headers);
-			}
-		} else {
-			const managedElsewhere = this.getNodeParameter('registration', 'automatic') === 'manual';
-			const provided = this.getHeaderData()['x-service-secret'];
-			const expected = managedElsewhere ? await managedSecretFor(this, state, provided) : (state.webhookSecret ?? '');
-			if (expected === '') {
-				// Registration has not stored the secret yet (or the credential has none): ask the
-				// service to retry rather than accept an unverifiable event.
-				return respond(this, 503, { error: 'Webhook secret not configured yet' }, { 'Retry-After': '5' });
-			}
-			if (!secretMatches(provided, expected)) {
-				return respond(this, 401, { error: 'Invalid or missing x-service-secret' });
-			}
+		//    hand-off). Nothing of the body is parsed before that is settled.
+		const caller = await whoIsCalling(this, state);
+		if (caller.kind === 'answered') return respond(this, caller.answer);
+
+		// 2. What arrived: the event, its text and its delivery id, read once.
+		const arrival = await whatArrived(this.getRequestObject(), caller.kind === 'trigger' ? caller.bodyText : undefined);
+		if (arrival.kind === 'refused') return respond(this, { status: arrival.status, body: { error: arrival.error } });
+		const { delivery } = arrival;
+
+		// 3. Whether this trigger wants it (its Events and filters), and whether it runs now or is
+		//    held to be combined with the messages that follow it.
+		const ignored = whyIgnored(this, delivery.body);
+		const runsNow = !ignored && !(delivery.kind === 'valid' && isCombining(this, delivery.event));
+
+		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
+		//    first, a member recognises a forward of an event it already ran.
+		const shared = await shareDelivery(this, state, caller.kind, arrival, runsNow);
+		if (shared.kind === 'ran before') return acknowledged(shared.reason);
+		if (shared.kind === 'retry later') {
+			const own = shared.runSelf ? await emit(this, delivery) : {};
+			respond(this, { status: 503, body: { error: 'A workflow sharing this webhook could not take the event yet' }, headers: RETRY });
+			return rememberTestEvent(this, { noWebhookResponse: true, workflowData: own.workflowData });
 		}
 
-		// 2. What arrived, and whether this trigger wants it (its Events and filters).
-		const request = this.getRequestObject();
-		await readUnparsedBody(request);
-		const delivery = readDelivery(request);
-		if (delivery.kind === 'refused') return respond(this, delivery.status, { error: delivery.error });
-		const ignored = ignoreReason(this, delivery);
-		const combining = !ignored && delivery.kind === 'valid' && isCombining(this, delivery.event);
-
-		// A member runs a forwarded event once, even when the holder forwards it again because its
-		// answer to the service was lost (share/takenHandoffs.ts). A burst-held message is not
-		// recorded: it may still be answered 503 and must then run at the redelivery.
-		if (fromTrigger && !ignored && !combining) {
-			const id = deliveryIdOf(rawBodyText(request));
-			if (alreadyTaken(this, state, id)) return { webhookResponse: { received: true, ignored: 'already ran when it was forwarded before' } };
-			recordTaken(this, state, id);
-		}
-
-		// 3. The holder first passes the event on to every other trigger of the account
-		//    (docs/shared-webhook.md, "A delivery at the holder").
-		if (!fromTrigger && state.webhookUrl) {
-			const runsNow = !ignored && !combining;
-			const shared = await fanOut(this, state, rawBodyText(request), runsNow);
-			if (shared.retryLater) {
-				const retry = { error: 'A workflow sharing this webhook could not take the event yet' };
-				// A burst-held message would be acknowledged by the burst: it waits for the redelivery.
-				const own = runsNow && !shared.selfAlreadyRan ? await emit(this, delivery) : {};
-				respond(this, 503, retry, { 'Retry-After': '5' });
-				return rememberTestEvent(this, { noWebhookResponse: true, workflowData: own.workflowData });
-			}
-			if (shared.selfAlreadyRan) return { webhookResponse: { received: true, ignored: 'already ran at an earlier delivery' } };
-		}
-
-		// 4. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
-		if (ignored) return { webhookResponse: { received: true, ignored } };
+		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
+		if (ignored) return acknowledged(ignored);
 		return rememberTestEvent(this, await emit(this, delivery));
 	}
-}
-
-type ReadableDelivery = Exclude<Delivery, { kind: 'refused' }>;
-
-/** Why this trigger does not want the event (its Events and filters), or undefined. */
-function ignoreReason(context: IWebhookFunctions, delivery: ReadableDelivery): string | undefined {
-	const events = context.getNodeParameter('events', []) as string[];
-	const type = delivery.body.type as string;
-	if (!events.includes(ALL_EVENTS) && !events.includes(type)) return 'event type not selected';
-	return skipReason(delivery.body, context.getNodeParameter('options', {}) as FilterOptions);
 }
 
 /** The execution's items. The service is answered 200 {"received":true} once it has started. */

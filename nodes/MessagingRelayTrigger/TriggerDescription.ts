@@ -1,8 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { EVENT_TYPES } from '../shared/schemas/events';
-import { MAX_QUIET_SECONDS } from './burstMerge';
-import { repairIntervalOption } from './registrationRepair';
+import { ALL_EVENTS, DEFAULT_REPAIR_INTERVAL, MAX_QUIET_SECONDS } from './constants';
 
 /** What each event means, in the words of the spec's catalogue (part 6.2). */
 const EVENT_DESCRIPTIONS: Record<(typeof EVENT_TYPES)[number], string> = {
@@ -24,7 +23,24 @@ const EVENT_DESCRIPTIONS: Record<(typeof EVENT_TYPES)[number], string> = {
 	'number.reconnected': 'The link to the phone works again',
 };
 
-export const ALL_EVENTS = '*';
+/** How often a published trigger checks its registration (registrationRepair.ts). */
+const repairIntervalOption: INodeProperties = {
+	displayName: 'Check Registration Every',
+	name: 'repairInterval',
+	type: 'options',
+	default: DEFAULT_REPAIR_INTERVAL,
+	description:
+		'While published, how often the trigger checks that the service still has its webhook, and registers it again if the service lost it. Each check is one GET /v1/webhook. A webhook that points elsewhere is reported, never taken over.',
+	options: [
+		{ name: 'Every 15 Minutes', value: '15m' },
+		{ name: 'Every 30 Seconds', value: '30s' },
+		{ name: 'Every 5 Minutes', value: '5m' },
+		{ name: 'Every 5 Seconds (Testing)', value: '5s' },
+		{ name: 'Every Hour', value: '1h' },
+		{ name: 'Every Minute', value: '1m' },
+		{ name: 'Never', value: 'off' },
+	],
+};
 
 export const triggerProperties: INodeProperties[] = [
 	{

@@ -2,6 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { sleep } from 'n8n-workflow';
 
 import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
+import { MAX_QUIET_SECONDS } from './constants';
 
 /**
  * "Combine Messages Within (Seconds)": `message.received` events of one chat that arrive within
@@ -31,8 +32,6 @@ export const burstLimits = {
 	recentIdsMax: 1000,
 	recentIdsTtlMs: 10 * 60_000,
 };
-/** The option's largest value, in seconds. */
-export const MAX_QUIET_SECONDS = 30;
 
 type ReceivedEvent = RelayEventOf<'message.received'>;
 
@@ -227,15 +226,15 @@ function combiningWanted(context: IWebhookFunctions, event: RelayEvent): boolean
 }
 
 /**
- * Whether combineBurst would hold this event rather than let it start an execution at once. The
- * holder of a shared webhook asks before forwarding (MessagingRelayTrigger.node.ts, step 3).
+ * Whether combineBurst would hold this event rather than let it start an execution at once:
+ * step 3 of the trigger's webhook(), asked before the holder of a shared webhook forwards it.
  */
 export function isCombining(context: IWebhookFunctions, event: RelayEvent): boolean {
 	return combiningWanted(context, event) && heldCount < burstLimits.maxHeldPerProcess;
 }
 
 /**
- * Step 4 of the trigger's webhook(): holds a `message.received` event when combining is on and
+ * Step 5 of the trigger's webhook(): holds a `message.received` event when combining is on and
  * returns what webhook() returns for it, or `undefined` when the event is not held (combining
  * off, another event type, a test event, the process-wide limit reached), and the caller emits
  * it as usual.

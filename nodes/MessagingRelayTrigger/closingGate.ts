@@ -1,5 +1,7 @@
 import type { ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { processKey } from '../shared/processKey';
+
 /**
  * Deliveries that arrive while n8n is stopping are refused with 503, so the service delivers them
  * again once n8n is back instead of n8n starting executions it then cuts off.
@@ -11,30 +13,28 @@ import type { ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
  * shutdown time-out (30 s), n8n exits, and the executions still running are marked crashed with
  * their items gone: events the service was told were received (200) that ran nowhere.
  *
- * The gate is per workflow and process, and it expires: a multi-main leader that steps down also
- * closes its triggers but keeps serving webhooks, and must not refuse them for longer than a
- * redelivery takes. Publishing again (trigger() runs) opens it at once. In queue mode trigger()
+ * The gate is per workflow, node and process (processKey.ts: trigger() runs in mode `trigger`,
+ * webhook() in mode `webhook`, both count as the published listener), and it expires: a
+ * multi-main leader that steps down also closes its triggers but keeps serving webhooks, and must
+ * not refuse them for longer than a redelivery takes. Publishing again (trigger() runs) opens it at once. In queue mode trigger()
  * runs in the main process only, so webhook processes are never gated: they only enqueue.
  */
 const CLOSED_FOR_MS = 90_000;
 const closedAt = new Map<string, number>();
 
-const keyOf = (context: IWebhookFunctions | ITriggerFunctions) =>
-	`${context.getWorkflow().id ?? ''}\u0000${context.getNode().name}`;
-
 /** trigger() of a published workflow started: its deliveries run. */
 export function openGate(context: ITriggerFunctions) {
-	closedAt.delete(keyOf(context));
+	closedAt.delete(processKey(context));
 }
 
 /** Its closeFunction ran: n8n is unpublishing the workflow or stopping. */
 export function closeGate(context: ITriggerFunctions) {
-	closedAt.set(keyOf(context), Date.now());
+	closedAt.set(processKey(context), Date.now());
 }
 
 /** Whether a production delivery should be refused because the trigger is being stopped. */
 export function isClosing(context: IWebhookFunctions, now = Date.now()): boolean {
-	const key = keyOf(context);
+	const key = processKey(context);
 	const at = closedAt.get(key);
 	if (at === undefined) return false;
 	if (now - at < CLOSED_FOR_MS) return true;

@@ -1,7 +1,7 @@
-import type { IHookFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
-import type { TriggerState } from './triggerState';
+import { rememberManagedSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
 import { secretMatches } from './verifySecret';
 
 /**
@@ -15,20 +15,21 @@ import { secretMatches } from './verifySecret';
  * secret reads the credential once more, and a changed secret is kept from then on. So an edited
  * secret works at the next delivery, and only deliveries with a wrong secret pay for the read.
  */
-export async function keepManagedSecret(context: IHookFunctions, state: TriggerState) {
-	const secret = String((await context.getCredentials(CREDENTIAL_NAME)).webhookSecret ?? '');
-	if (secret === '') delete state.managedSecret;
-	else state.managedSecret = secret;
+
+/** Registration: Webhook Managed Elsewhere. The node then registers nothing and shares nothing. */
+export function isManagedElsewhere(context: IHookFunctions | ITriggerFunctions | IWebhookFunctions): boolean {
+	return context.getNodeParameter('registration', 'automatic') === 'manual';
+}
+
+export async function keepManagedSecret(context: IHookFunctions, state: WebhookState) {
+	rememberManagedSecret(state, String((await context.getCredentials(CREDENTIAL_NAME)).webhookSecret ?? ''));
 }
 
 /** The secret a delivery is compared with, in constant time by the caller. */
-export async function managedSecretFor(context: IWebhookFunctions, state: TriggerState, provided: unknown): Promise<string> {
+export async function managedSecretFor(context: IWebhookFunctions, state: WebhookState, provided: unknown): Promise<string> {
 	const kept = state.managedSecret ?? '';
 	if (kept !== '' && secretMatches(provided, kept)) return kept;
 	const current = String((await context.getCredentials(CREDENTIAL_NAME)).webhookSecret ?? '');
-	if (current !== kept) {
-		if (current === '') delete state.managedSecret;
-		else state.managedSecret = current;
-	}
+	if (current !== kept) rememberManagedSecret(state, current);
 	return current;
 }

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { eventSchemas, isKnownEventType, type RelayEvent } from '../shared/schemas/events';
+import { deliveryIdOf } from '../shared/sharedWebhook/deliveryLedger';
 
 /** Larger bodies are refused with 413: no event of the catalogue comes near this. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -10,6 +11,20 @@ export type Delivery =
 	| { kind: 'valid'; body: IDataObject; event: RelayEvent }
 	| { kind: 'invalid'; body: IDataObject; problems: string[] }
 	| { kind: 'unknown'; body: IDataObject };
+
+export type ReadableDelivery = Exclude<Delivery, { kind: 'refused' }>;
+
+/**
+ * Step 2 of a delivery (MessagingRelayTrigger.node.ts): what arrived. The body's text (byte for
+ * byte, what a hand-off forwards) and its delivery id (what the shared webhook's records file it
+ * under, deliveryLedger.ts) are computed here once and handed down.
+ */
+export interface Arrival {
+	kind: 'arrived';
+	delivery: ReadableDelivery;
+	text: string;
+	id: string;
+}
 
 interface RawRequest {
 	rawBody?: unknown;
@@ -84,6 +99,21 @@ export function rawBodyText(request: RawRequest): string {
 	if (raw instanceof Uint8Array) return Buffer.from(raw).toString('utf8');
 	if (typeof raw === 'string') return raw;
 	return JSON.stringify(request.body ?? {});
+}
+
+/**
+ * Reads the request (also a body n8n left unparsed) into an Arrival, or the refusal (400, 413,
+ * 415). `verifiedText` is the body text a hand-off's signature was checked over, used as is.
+ */
+export async function whatArrived(
+	request: RawRequest & AsyncIterable<unknown> & { readable?: boolean },
+	verifiedText?: string,
+): Promise<Arrival | Extract<Delivery, { kind: 'refused' }>> {
+	await readUnparsedBody(request);
+	const delivery = readDelivery(request);
+	if (delivery.kind === 'refused') return delivery;
+	const text = verifiedText ?? rawBodyText(request);
+	return { kind: 'arrived', delivery, text, id: deliveryIdOf(text) };
 }
 
 /** Turns an HTTP delivery into an event, or says why it cannot be one. */

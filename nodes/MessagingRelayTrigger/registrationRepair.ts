@@ -1,10 +1,9 @@
-import type { CronExpression, INodeProperties, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
-import { readWebhook } from '../shared/webhookApi';
-import { ping } from './share/peerClient';
-import { parseRegistration } from './share/registeredUrl';
-import { triggerState } from './triggerState';
+import { checkRegistration } from '../shared/sharedWebhook/registration';
+import { DEFAULT_REPAIR_INTERVAL } from './constants';
+import { isManagedElsewhere } from './managedSecret';
 
 /**
  * While the workflow is published, the trigger looks at the account's webhook at a fixed
@@ -51,60 +50,6 @@ function cronFor(interval: string): CronExpression | undefined {
 			return undefined;
 	}
 }
-export const DEFAULT_REPAIR_INTERVAL = '5m';
-
-/** The trigger option that sets the interval (in the trigger's Options collection). */
-export const repairIntervalOption: INodeProperties = {
-	displayName: 'Check Registration Every',
-	name: 'repairInterval',
-	type: 'options',
-	default: DEFAULT_REPAIR_INTERVAL,
-	description:
-		'While published, how often the trigger checks that the service still has its webhook, and registers it again if the service lost it. Each check is one GET /v1/webhook. A webhook that points elsewhere is reported, never taken over.',
-	options: [
-		{ name: 'Every 15 Minutes', value: '15m' },
-		{ name: 'Every 30 Seconds', value: '30s' },
-		{ name: 'Every 5 Minutes', value: '5m' },
-		{ name: 'Every 5 Seconds (Testing)', value: '5s' },
-		{ name: 'Every Hour', value: '1h' },
-		{ name: 'Every Minute', value: '1m' },
-		{ name: 'Never', value: 'off' },
-	],
-};
-
-export type RegistrationCheck =
-	| { kind: 'intact' }
-	| { kind: 'lost' }
-	/** The account's shared webhook (same API key) no longer lists this trigger: join again. */
-	| { kind: 'not listed' }
-	| { kind: 'elsewhere'; url: string }
-	| { kind: 'not registered by this node' };
-
-/**
- * One look at the account's webhook (docs/shared-webhook.md, "Repair"). Every published trigger
- * of the account checks for itself; `lost` and `not listed` are repaired by joining again (n8n
- * publishes the workflow again), anything that is not this n8n's shared webhook of this account
- * key is only reported. trigger() gets no webhook URL from n8n: the URL is the one the lifecycle
- * stored at publish time.
- */
-export async function checkRegistration(this: ITriggerFunctions): Promise<RegistrationCheck> {
-	const { shareKey, ownUrl } = triggerState(this);
-	// Never published by this version of the node (or its static data is gone): nothing to compare.
-	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
-	const current = await readWebhook.call(this);
-	if (!current) return { kind: 'lost' };
-	const registration = parseRegistration(current.url);
-	const own = new URL(ownUrl);
-	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
-	if (registration?.shared && registration.origin === own.origin) {
-		const listed = (!registration.holderTest && registration.holderPath === own.pathname) || registration.members.includes(own.pathname);
-		if (listed) return { kind: 'intact' };
-		// Joining again only makes sense when the holder is a trigger of this account key.
-		const answer = await ping(this, shareKey, registration.holderUrl);
-		if (answer.kind === 'member') return { kind: 'not listed' };
-	}
-	return { kind: 'elsewhere', url: current.url };
-}
 
 /**
  * The entry point for `trigger()` of a published trigger: schedules the check and returns the
@@ -112,9 +57,8 @@ export async function checkRegistration(this: ITriggerFunctions): Promise<Regist
  */
 export function startRegistrationRepair(this: ITriggerFunctions): ITriggerResponse {
 	const interval = this.getNodeParameter('options.repairInterval', DEFAULT_REPAIR_INTERVAL) as string;
-	const managedElsewhere = this.getNodeParameter('registration', 'automatic') === 'manual';
 	const expression = cronFor(interval);
-	if (managedElsewhere || !expression) return {};
+	if (isManagedElsewhere(this) || !expression) return {};
 
 	const node = this.getNode();
 	let stopped = false;

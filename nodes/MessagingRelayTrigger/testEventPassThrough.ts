@@ -6,6 +6,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { processKey } from '../shared/processKey';
+
 /**
  * A node with both `webhook()` and `trigger()` is run twice for a test event ("Listen for test
  * event"): n8n first calls webhook() with the request, then executes the workflow in manual
@@ -19,20 +21,17 @@ import type {
  */
 const pending = new Map<string, INodeExecutionData[][]>();
 
-const keyOf = (context: IWebhookFunctions | ITriggerFunctions) =>
-	`${context.getWorkflow().id ?? ''}\u0000${context.getNode().name}`;
-
 /** Wraps what webhook() returns: a test event's data is kept for trigger(). */
 export function rememberTestEvent(context: IWebhookFunctions, response: IWebhookResponseData): IWebhookResponseData {
 	if (context.getMode() === 'manual' && response.workflowData) {
-		pending.set(keyOf(context), response.workflowData as INodeExecutionData[][]);
+		pending.set(processKey(context), response.workflowData as INodeExecutionData[][]);
 	}
 	return response;
 }
 
 /** trigger() in manual mode: emits the test event webhook() received. */
 export function replayTestEvent(this: ITriggerFunctions): ITriggerResponse {
-	const key = keyOf(this);
+	const key = processKey(this);
 	return {
 		manualTriggerFunction: async () => {
 			const data = pending.get(key);

@@ -2,10 +2,10 @@ import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
-import { isRegistered, join, leave, type Me } from './share/sharedRegistration';
-import { keepManagedSecret } from './managedSecret';
-import { deriveShareKey } from './share/signedHandoff';
-import { triggerState } from './triggerState';
+import { isRegistered, join, leave, type Me } from '../shared/sharedWebhook/registration';
+import { deriveShareKey } from '../shared/sharedWebhook/signedHandoff';
+import { webhookState } from '../shared/sharedWebhook/webhookState';
+import { isManagedElsewhere, keepManagedSecret } from './managedSecret';
 
 /**
  * The trigger's whole webhook lifecycle (n8n's `webhookMethods.default`): on publish and at every
@@ -13,13 +13,9 @@ import { triggerState } from './triggerState';
  * listener ends) `delete`.
  *
  * The account has exactly ONE webhook, shared by every Messaging Relay Trigger of this n8n that
- * uses the same API key: the protocol is in ./share and docs/shared-webhook.md. Nothing here
+ * uses the same API key: the protocol is in nodes/shared/sharedWebhook/ and docs/shared-webhook.md. Nothing here
  * takes over a webhook that points at something else unless the user said so.
  */
-
-function isManagedElsewhere(context: IHookFunctions): boolean {
-	return context.getNodeParameter('registration', 'automatic') === 'manual';
-}
 
 async function whoAmI(context: IHookFunctions): Promise<Me> {
 	const url = context.getNodeWebhookUrl('default');
@@ -30,7 +26,7 @@ async function whoAmI(context: IHookFunctions): Promise<Me> {
 
 export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	if (isManagedElsewhere(this)) {
-		await keepManagedSecret(this, triggerState(this));
+		await keepManagedSecret(this, webhookState(this));
 		return true;
 	}
 	return await isRegistered(this, await whoAmI(this));

@@ -13,7 +13,7 @@ import { readWebhook } from '../shared/webhookApi';
 import { detectChanges } from './detectChanges';
 import { type WatchSettings, watchProperties } from './WatchDescription';
 import { classifyWebhook, type WatchState } from './watchState';
-import { parseRegistration } from '../MessagingRelayTrigger/share/registeredUrl';
+import { parseRegistration } from '../shared/sharedWebhook/registeredUrl';
 
 function readSettings(context: IPollFunctions): WatchSettings {
 	const options = context.getNodeParameter('options', {}) as IDataObject;

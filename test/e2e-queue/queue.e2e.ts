@@ -13,7 +13,7 @@
  * webhook process too. `targets` below says which account's webhook gets which events and which
  * workflows listen there.
  */
-import { parseRegistration } from '../../nodes/MessagingRelayTrigger/share/registeredUrl';
+import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUrl';
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 

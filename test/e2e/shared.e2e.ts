@@ -12,8 +12,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { parseRegistration } from '../../nodes/MessagingRelayTrigger/share/registeredUrl';
-import { deriveShareKey, signHandoff } from '../../nodes/MessagingRelayTrigger/share/signedHandoff';
+import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUrl';
+import { deriveShareKey, signHandoff } from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
 import { retryableStatus } from '../fixtures/retrying-sender';
 import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, stackInfo, triggerWorkflow, type Execution } from '../support/e2e';

@@ -65,7 +65,7 @@ beforeAll(async () => {
 	});
 	triggerWorkflowId = trigger.id as string;
 	await api('POST', `/workflows/${triggerWorkflowId}/activate`);
-	expect((await webhookOf())?.url).toBe(registeredUrl(TRIGGER_WEBHOOK_ID));
+	expect((await webhookOf())?.url).toEqual(registeredUrl(TRIGGER_WEBHOOK_ID));
 
 	const example = readJson<{ nodes: IDataObject[]; connections: IDataObject; settings: IDataObject }>('examples', 'number-watch.json');
 	const nodes = example.nodes.map((node) => ({

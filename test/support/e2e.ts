@@ -72,8 +72,15 @@ export async function triggerWorkflow(options: Omit<Parameters<typeof workflows.
 
 /** The production webhook URL n8n gives a trigger node. */
 export const productionUrl = (webhookId: string) => workflows.productionUrl(info.n8nUrl, webhookId);
-/** What a lone trigger registers: its production URL marked as a shared registration (docs/shared-webhook.md). */
-export const registeredUrl = (webhookId: string) => workflows.registeredUrl(info.n8nUrl, webhookId);
+/**
+ * What a lone trigger registers: its production URL marked as a shared registration, with the stamp
+ * that makes each registration's URL its own (docs/shared-webhook.md). A matcher (for toEqual, or
+ * its asymmetricMatch): the stamp is new at every registration.
+ */
+export const registeredUrl = (webhookId: string) => {
+	const exact = `${productionUrl(webhookId)}?relay-share=v1`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	return expect.stringMatching(new RegExp(`^${exact}&reg=[0-9a-f]{12}$`)) as { asymmetricMatch(other: unknown): boolean };
+};
 
 export const readN8nLog = () => stackFile.readN8nLog(stackInfo());
 export const runN8nCli = (args: string[], extraEnv?: Record<string, string>) => stackFile.runN8nCli(stackInfo(), args, extraEnv);

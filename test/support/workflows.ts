@@ -120,6 +120,3 @@ export function triggerWorkflowData(options: {
 
 /** The production webhook URL n8n gives a trigger node. */
 export const productionUrl = (n8nUrl: string, webhookId: string) => `${n8nUrl}/webhook/${webhookId}/webhook`;
-
-/** What a lone trigger registers: its production URL marked as a shared registration (docs/shared-webhook.md). */
-export const registeredUrl = (n8nUrl: string, webhookId: string) => `${productionUrl(n8nUrl, webhookId)}?relay-share=v1`;

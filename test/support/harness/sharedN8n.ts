@@ -28,7 +28,7 @@ import type {
 import { sleep, Workflow } from 'n8n-workflow';
 
 import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
-import { checkRegistration } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
+import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
 import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';

@@ -119,9 +119,14 @@ export class TriggerHarness {
 		return `${this.receiver.baseUrl}/webhook/${this.node.webhookId}/webhook`;
 	}
 
-	/** What a lone trigger registers: its production URL marked as shareable (docs/shared-webhook.md). */
-	get registeredUrl() {
-		return `${this.productionUrl}?relay-share=v1`;
+	/**
+	 * What a lone trigger registers: its production URL marked as shareable, and the stamp that
+	 * makes each registration's URL its own (docs/shared-webhook.md). A matcher: the stamp is new
+	 * at every PUT.
+	 */
+	get registeredUrl(): string {
+		const exact = `${this.productionUrl}?relay-share=v1`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		return expect.stringMatching(new RegExp(`^${exact}&reg=[0-9a-f]{12}$`)) as string;
 	}
 
 	get testUrl() {

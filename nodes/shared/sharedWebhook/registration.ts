@@ -1,23 +1,24 @@
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import type { INode, ITriggerFunctions, JsonObject } from 'n8n-workflow';
+import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { deleteWebhook, readWebhook } from '../../shared/webhookApi';
-import { conflictError, registerOrExplain } from '../registrationErrors';
-import { clearHolderState, triggerState } from '../triggerState';
+import { deleteWebhook, readWebhook, registerWebhook } from '../webhookApi';
 import { ping, sendHandoff, type PeerAnswer, type ShareContext } from './peerClient';
 import {
 	formatRegistration,
 	lists,
 	mergeMemberships,
 	parseRegistration,
+	registrationStamp,
 	withoutPaths,
 	type Membership,
 	type Registration,
 } from './registeredUrl';
+import { forgetHolder, forgetMembership, rememberHolder, rememberMembership, webhookState } from './webhookState';
 
 /**
- * Joining, leaving and taking over the account's one webhook (docs/shared-webhook.md: "Join",
- * "checkExists", "Leave"). Whoever PUTs the registration becomes the holder and receives the
- * secret from the service itself, so no secret ever travels between triggers.
+ * Joining, leaving, taking over and checking the account's one webhook (docs/shared-webhook.md:
+ * "Join", "checkExists", "Leave", "Repair"). Whoever PUTs the registration becomes the holder and
+ * receives the secret from the service itself, so no secret ever travels between triggers.
  */
 
 /** Who this trigger is: its own webhook URL (production or test) and the account key. */
@@ -34,6 +35,64 @@ const CONFIRM_PAUSE_MS = 250;
 
 const pathOf = (url: string) => new URL(url).pathname;
 const originOf = (url: string) => new URL(url).origin;
+
+/*
+ * The two ways registering can fail that the user must act on, in their words: the account's
+ * webhook is used by something else (conflictError), or the service refuses n8n's URL
+ * (registerOrExplain).
+ */
+
+export function conflictError(node: INode, currentUrl: string, reason: 'foreign' | 'otherKey'): NodeOperationError {
+	const cure =
+		reason === 'otherKey'
+			? 'It is another Messaging Relay Trigger, but one that uses a different API key. Triggers share the account\'s webhook only when they use the same Messaging Relay credential (the same API key): select that credential in this trigger, or turn on "Replace Existing Webhook" in this trigger\'s options to take the webhook over (the other trigger then stops getting events).'
+			: 'A Messaging Relay account has exactly one webhook, and another system or another n8n instance is using it (Messaging Relay Triggers on this n8n share it automatically). Deactivate that receiver (or delete the webhook with the Messaging Relay node → Webhook → Delete), or turn on "Replace Existing Webhook" in this trigger\'s options to take it over; the receiver at that URL then stops getting events.';
+	return new NodeOperationError(node, `The account's webhook already points at ${currentUrl}`, { description: cure });
+}
+
+/** True for URLs the service cannot reach: not HTTPS, or a loopback or private host. */
+function isNotPublicHttps(url: string): boolean {
+	let parsed: URL;
+	try {
+		parsed = new URL(url);
+	} catch {
+		return true;
+	}
+	const host = parsed.hostname.replace(/^\[|\]$/g, '');
+	return (
+		parsed.protocol !== 'https:' ||
+		host === 'localhost' ||
+		host.endsWith('.localhost') ||
+		host === '::1' ||
+		host === '0.0.0.0' ||
+		/^(127|10)\./.test(host) ||
+		/^192\.168\./.test(host) ||
+		/^172\.(1[6-9]|2\d|3[01])\./.test(host) ||
+		/^169\.254\./.test(host) ||
+		/^f[cd][0-9a-f]{2}:/i.test(host)
+	);
+}
+
+/** `PUT /v1/webhook` with `url`; a refusal of an unreachable n8n URL names the setting to change. */
+export async function registerOrExplain(context: ShareContext, url: string): Promise<string> {
+	try {
+		return (await registerWebhook.call(context, url)).secret;
+	} catch (error) {
+		const refusedUnreachableUrl =
+			error instanceof NodeApiError && error.httpCode === '400' && isNotPublicHttps(url);
+		const failure = refusedUnreachableUrl
+			? // A fresh error object: NodeApiError hands an existing one back unchanged.
+				new NodeApiError(context.getNode(), { httpCode: '400', url } as JsonObject, {
+					message: `The Messaging Relay service refused n8n's webhook URL ${url}`,
+					description: `The service only delivers to public HTTPS addresses, and this URL is ${
+						url.startsWith('https:') ? 'on a loopback or private network' : 'plain http'
+					}. Set n8n's public webhook address (the N8N_WEBHOOK_URL environment variable; WEBHOOK_URL in older versions) to an HTTPS URL that reaches this n8n, for example through a reverse proxy or tunnel, then restart n8n. The service said: ${error.description ?? error.message}`,
+					httpCode: '400',
+				})
+			: error;
+		throw failure;
+	}
+}
 
 /** The registration, when a trigger of this n8n (this public address) could have made it. */
 function ourRegistration(url: string | undefined, me: Me): Registration | undefined {
@@ -87,13 +146,12 @@ async function withoutGone(context: ShareContext, me: Me, membership: Membership
 
 /** PUTs this trigger's URL with `membership` and keeps what the holder needs. */
 async function registerAsHolder(context: ShareContext, me: Me, membership: Membership): Promise<string> {
-	const url = formatRegistration(me.url, membership, me.isTest);
+	// Stamped, so that every process can tell this registration from the one it has saved.
+	const url = formatRegistration(me.url, membership, me.isTest, registrationStamp());
 	const secret = await registerOrExplain(context, url);
-	const state = triggerState(context);
-	state.webhookUrl = url;
-	state.webhookSecret = secret;
-	state.shareKey = me.key;
-	if (!me.isTest) state.ownUrl = me.url;
+	const state = webhookState(context);
+	rememberHolder(state, url, secret);
+	rememberMembership(state, me.key, me.isTest ? undefined : me.url);
 	return url;
 }
 
@@ -110,7 +168,7 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 		const confirmed = ourRegistration((await readWebhook.call(context))?.url, me);
 		if (confirmed && lists(confirmed, ownPath)) {
 			// A racing join may have made us a member of its registration: then it holds the secret.
-			if (confirmed.holderPath !== ownPath) clearHolderState(triggerState(context));
+			if (confirmed.holderPath !== ownPath) forgetHolder(webhookState(context));
 			return;
 		}
 		// Another trigger's PUT replaced ours without listing us: join again, now keeping it.
@@ -130,9 +188,8 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
  * secret, or is listed as a member. Keeps the account key in either case.
  */
 export async function isRegistered(context: ShareContext, me: Me): Promise<boolean> {
-	const state = triggerState(context);
-	state.shareKey = me.key;
-	if (!me.isTest) state.ownUrl = me.url;
+	const state = webhookState(context);
+	rememberMembership(state, me.key, me.isTest ? undefined : me.url);
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	if (!current || !registration) return false;
@@ -140,7 +197,7 @@ export async function isRegistered(context: ShareContext, me: Me): Promise<boole
 		return Boolean(state.webhookSecret) && state.webhookUrl === current.url;
 	}
 	if (!lists(registration, pathOf(me.url))) return false;
-	clearHolderState(state);
+	forgetHolder(state);
 	return true;
 }
 
@@ -150,7 +207,7 @@ export async function isRegistered(context: ShareContext, me: Me): Promise<boole
  * registration like a lone trigger.
  */
 export async function leave(context: ShareContext, me: Me): Promise<void> {
-	const state = triggerState(context);
+	const state = webhookState(context);
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	const ownPath = pathOf(me.url);
@@ -166,9 +223,7 @@ export async function leave(context: ShareContext, me: Me): Promise<void> {
 		}
 		if (!handedOver) await deleteWebhook.call(context);
 	}
-	clearHolderState(state);
-	delete state.shareKey;
-	delete state.ownUrl;
+	forgetMembership(state);
 }
 
 /**
@@ -185,4 +240,38 @@ export async function takeOver(context: ShareContext, me: Me, leaving: string): 
 	const others = registration ? await withoutGone(context, me, withoutPaths(registration, [leaving, pathOf(me.url)])) : NOBODY;
 	await registerAsHolder(context, me, others);
 	return 'registered';
+}
+
+export type RegistrationCheck =
+	| { kind: 'intact' }
+	| { kind: 'lost' }
+	/** The account's shared webhook (same API key) no longer lists this trigger: join again. */
+	| { kind: 'not listed' }
+	| { kind: 'elsewhere'; url: string }
+	| { kind: 'not registered by this node' };
+
+/**
+ * One look at the account's webhook (docs/shared-webhook.md, "Repair"). Every published trigger
+ * of the account checks for itself; `lost` and `not listed` are repaired by joining again (n8n
+ * publishes the workflow again), anything that is not this n8n's shared webhook of this account
+ * key is only reported. trigger() gets no webhook URL from n8n: the URL is the one the lifecycle
+ * stored at publish time.
+ */
+export async function checkRegistration(this: ITriggerFunctions): Promise<RegistrationCheck> {
+	const { shareKey, ownUrl } = webhookState(this);
+	// Never published by this version of the node (or its static data is gone): nothing to compare.
+	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
+	const current = await readWebhook.call(this);
+	if (!current) return { kind: 'lost' };
+	const registration = parseRegistration(current.url);
+	const own = new URL(ownUrl);
+	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
+	if (registration?.shared && registration.origin === own.origin) {
+		const listed = (!registration.holderTest && registration.holderPath === own.pathname) || registration.members.includes(own.pathname);
+		if (listed) return { kind: 'intact' };
+		// Joining again only makes sense when the holder is a trigger of this account key.
+		const answer = await ping(this, shareKey, registration.holderUrl);
+		if (answer.kind === 'member') return { kind: 'not listed' };
+	}
+	return { kind: 'elsewhere', url: current.url };
 }

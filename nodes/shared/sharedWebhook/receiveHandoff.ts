@@ -1,28 +1,37 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { rawBodyText } from '../readDelivery';
-import { triggerState } from '../triggerState';
-import { takeOver } from './sharedRegistration';
+import { takeOver } from './registration';
 import { proofFor, verifyHandoff } from './signedHandoff';
+import type { WebhookState } from './webhookState';
 
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
  * Either it is answered here (`answer`: a 401 for anything unverified, a ping, a takeover), or
  * it is a verified forwarded event that the trigger then handles like a service delivery.
  */
-export type HandoffOutcome =
-	| { kind: 'answer'; status: number; body: IDataObject; headers?: Record<string, string>; afterSave?: boolean }
-	| { kind: 'event' };
+export type HandoffOutcome = ({ kind: 'answer' } & Answer) | { kind: 'event' };
 
-export async function receiveHandoff(context: IWebhookFunctions, isTest: boolean): Promise<HandoffOutcome> {
-	const state = triggerState(context);
+/** What a trigger answers without starting anything; `afterSave`: only once n8n saved static data. */
+export interface Answer {
+	status: number;
+	body: IDataObject;
+	headers?: Record<string, string>;
+	afterSave?: boolean;
+}
+
+/** `body` is the request's body, byte for byte as it arrived (the signature covers it). */
+export async function receiveHandoff(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	body: string,
+	isTest: boolean,
+): Promise<HandoffOutcome> {
 	const ownUrl = context.getWebhookResourceUrl('default') ?? '';
 	const ownPath = new URL(ownUrl).pathname;
 	if (!state.shareKey) {
 		// Published a moment ago and n8n has not saved the key yet: the holder retries.
 		return { kind: 'answer', status: 503, body: { error: 'This trigger is not ready for hand-offs yet' }, headers: { 'Retry-After': '2' } };
 	}
-	const body = rawBodyText(context.getRequestObject());
 	const check = verifyHandoff(state.shareKey, context.getHeaderData() as Record<string, unknown>, ownPath, body);
 	if (!check.ok) return { kind: 'answer', status: 401, body: { error: `Invalid hand-off: ${check.reason}` } };
 

@@ -1,15 +1,18 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { SELF, type TriggerState } from '../triggerState';
-import { forgetPending, hasPending, pendingEntry, recordPending } from './pendingDeliveries';
+import { holderLedger } from './deliveryLedger';
 import { sendHandoff } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';
-import { deliveryIdOf } from './signedHandoff';
+import type { WebhookState } from './webhookState';
+
+/** The holder itself, in its record of who already ran a delivery. */
+const SELF = 'self';
 
 /**
  * The holder's forwarding of one service delivery to every other member (docs/shared-webhook.md,
  * "A delivery at the holder"). A member that cannot take the event after its retries makes the
- * service redeliver (503); pendingDeliveries.ts remembers who already ran it, so nobody runs it twice.
+ * service redeliver (503); the holder's record (deliveryLedger.ts) remembers who already ran it,
+ * so nobody runs it twice.
  */
 export interface FanOutResult {
 	/** A member could not take the event: answer 503 so the service delivers it again. */
@@ -18,20 +21,21 @@ export interface FanOutResult {
 	selfAlreadyRan: boolean;
 }
 
+/** `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts). */
 export async function fanOut(
 	context: IWebhookFunctions,
-	state: TriggerState,
+	state: WebhookState,
 	rawBody: string,
+	id: string,
 	willRunSelf: boolean,
 ): Promise<FanOutResult> {
 	const registration = state.webhookUrl ? parseRegistration(state.webhookUrl) : undefined;
 	const key = state.shareKey;
 	if (!registration || !key) return { retryLater: false, selfAlreadyRan: false };
 	const targets = allMembers(registration);
-	if (targets.length === 0 && !hasPending(context, state)) return { retryLater: false, selfAlreadyRan: false };
+	if (targets.length === 0 && holderLedger.isEmpty(context, state)) return { retryLater: false, selfAlreadyRan: false };
 
-	const id = deliveryIdOf(rawBody);
-	const earlier = pendingEntry(context, state, id);
+	const earlier = holderLedger.find(context, state, id);
 	const alreadyRan = new Set(earlier?.ran ?? []);
 	const toSend = targets.filter((path) => !alreadyRan.has(path));
 	const answers = await Promise.all(
@@ -54,12 +58,12 @@ export async function fanOut(
 	const now = Date.now();
 	if (failed.length > 0) {
 		if (willRunSelf || selfAlreadyRan) alreadyRan.add(SELF);
-		recordPending(context, state, id, [...alreadyRan], now);
+		holderLedger.record(context, state, id, { ran: [...alreadyRan], at: now }, now);
 		context.logger.warn(
 			`Messaging Relay Trigger: ${failed.length} member trigger(s) could not take an event now (${failed.join(', ')}); the service is asked to deliver it again.`,
 		);
 		return { retryLater: true, selfAlreadyRan };
 	}
-	if (earlier) forgetPending(context, state, id);
+	if (earlier) holderLedger.forget(context, state, id);
 	return { retryLater: false, selfAlreadyRan };
 }

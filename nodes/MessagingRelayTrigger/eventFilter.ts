@@ -1,19 +1,25 @@
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { ALL_EVENTS } from './constants';
 import { channelOf } from './eventItem';
 
-/** The trigger's "Options", as the user set them. */
-export interface FilterOptions {
+/** The trigger's "Options" that filter events, as the user set them. */
+interface FilterOptions {
 	channelIds?: string;
 	maxAgeMinutes?: number;
 	chatType?: 'all' | 'direct' | 'group';
 }
 
 /**
- * Why an event should start nothing, or undefined when it passes. Works on the raw body so the
- * same rules apply to valid, invalid and unknown events.
+ * Why this trigger does not want an event (its Events selection and its Options filters), or
+ * undefined when it does. Works on the raw body, so the same rules apply to valid, invalid and
+ * unknown events. The reason is what the service's 200 answer says (`ignored`).
  */
-export function skipReason(body: IDataObject, options: FilterOptions, now = Date.now()): string | undefined {
+export function whyIgnored(context: IWebhookFunctions, body: IDataObject, now = Date.now()): string | undefined {
+	const events = context.getNodeParameter('events', []) as string[];
+	if (!events.includes(ALL_EVENTS) && !events.includes(body.type as string)) return 'event type not selected';
+	const options = context.getNodeParameter('options', {}) as FilterOptions;
+
 	const wanted = (options.channelIds ?? '')
 		.split(',')
 		.map((id) => id.trim())

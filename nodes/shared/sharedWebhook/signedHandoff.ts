@@ -118,8 +118,3 @@ export function verifyHandoff(
 	if (!rememberNonce(nonce, now)) return { ok: false, reason: 'hand-off was already received (replay)' };
 	return { ok: true, op: op as ShareOp, nonce };
 }
-
-/** The id under which a delivery that must be redelivered is remembered: its body's hash. */
-export function deliveryIdOf(body: string | Uint8Array): string {
-	return sha256(body);
-}

@@ -2,11 +2,11 @@
  * The shared-webhook protocol (docs/shared-webhook.md) over real HTTP: several workflows of one
  * stand-in n8n, each with its own trigger, on ONE simulator account.
  */
-import { deriveShareKey, signHandoff } from '../../../nodes/MessagingRelayTrigger/share/signedHandoff';
-import { formatRegistration, parseRegistration } from '../../../nodes/MessagingRelayTrigger/share/registeredUrl';
-import { sample, type SampleEventType } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
-import { SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
+import { deriveShareKey, signHandoff } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
+import { formatRegistration, parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
+import { sample, type SampleEventType } from '../../../fixtures/events';
+import { startRelaySimulator, type RelaySimulator } from '../../../fixtures/simulator';
+import { SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -49,7 +49,7 @@ async function deliverAll() {
 	const answers = [];
 	deliveryRound += 1;
 	for (const type of ['message.received', 'number.disconnected', 'group.updated', 'message.read'] as SampleEventType[]) {
-		// A real service never sends the same event twice but as a redelivery (takenHandoffs.ts).
+		// A real service never sends the same event twice but as a redelivery (a member's record, deliveryLedger.ts).
 		answers.push((await sim.deliver({ ...sample(type), deliveryId: `round-${deliveryRound}` })).status);
 	}
 	return answers;
@@ -205,7 +205,7 @@ describe('members that cannot take an event right now', () => {
 
 	test('two deliveries answered 503 at the same time: at their redelivery the holder runs neither again', async () => {
 		// n8n loads static data at each request's start and writes it whole at its end, so the
-		// second 503 overwrites the first one's pending entry (pendingDeliveries.ts).
+		// second 503 overwrites the first one's pending entry (deliveryLedger.ts).
 		const w = threeWorkflows();
 		const logger = n8n.addWorkflow('everything', { events: ['*'] });
 		for (const x of [...Object.values(w), logger]) await x.publish();

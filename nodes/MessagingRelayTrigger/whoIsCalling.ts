@@ -1,0 +1,50 @@
+import type { IWebhookFunctions } from 'n8n-workflow';
+
+import { receiveHandoff, type Answer } from '../shared/sharedWebhook/receiveHandoff';
+import { isHandoff } from '../shared/sharedWebhook/signedHandoff';
+import { unsavedRegistration } from '../shared/sharedWebhook/unsavedRegistration';
+import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+import { isManagedElsewhere, managedSecretFor } from './managedSecret';
+import { rawBodyText } from './readDelivery';
+import { secretMatches } from './verifySecret';
+
+/**
+ * Step 1 of a delivery (MessagingRelayTrigger.node.ts): who is calling. Either the service, proven
+ * by its `x-service-secret`, or another trigger of the account, proven by a signed hand-off
+ * (docs/shared-webhook.md). Nothing of the body is parsed before this is settled; a hand-off's
+ * signature covers the body's bytes, which are read here and handed on.
+ */
+export type Caller =
+	| { kind: 'service' }
+	/** A verified forwarded event; `bodyText` is what the signature covered. */
+	| { kind: 'trigger'; bodyText: string }
+	/** Refused, or a hand-off that is answered without an execution (a ping, a takeover). */
+	| { kind: 'answered'; answer: Answer };
+
+export async function whoIsCalling(context: IWebhookFunctions, state: WebhookState): Promise<Caller> {
+	const headers = context.getHeaderData() as Record<string, unknown>;
+	if (isHandoff(headers)) {
+		const bodyText = rawBodyText(context.getRequestObject());
+		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
+		return outcome.kind === 'event' ? { kind: 'trigger', bodyText } : { kind: 'answered', answer: outcome };
+	}
+
+	const provided = headers['x-service-secret'];
+	const managedElsewhere = isManagedElsewhere(context);
+	const expected = managedElsewhere ? await managedSecretFor(context, state, provided) : (state.webhookSecret ?? '');
+	if (expected === '') {
+		// Registration has not stored the secret yet (or the credential has none): ask the service
+		// to retry rather than accept an unverifiable event.
+		return refused(503, 'Webhook secret not configured yet', { 'Retry-After': '5' });
+	}
+	if (secretMatches(provided, expected)) return { kind: 'service' };
+	// The service may already sign with the secret of a registration n8n has not saved yet.
+	if (typeof provided === 'string' && !managedElsewhere && (await unsavedRegistration(context, state, provided)) !== 'none') {
+		return refused(503, 'This trigger registered its webhook a moment ago; deliver the event again shortly', { 'Retry-After': '2' });
+	}
+	return refused(401, 'Invalid or missing x-service-secret');
+}
+
+function refused(status: number, error: string, headers?: Record<string, string>): Caller {
+	return { kind: 'answered', answer: { status, body: { error }, headers } };
+}

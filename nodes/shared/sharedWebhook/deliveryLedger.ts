@@ -1,0 +1,101 @@
+import { createHash } from 'node:crypto';
+
+import { processKey, type ListenerContext } from '../processKey';
+import type { LedgerEntry, WebhookState } from './webhookState';
+
+/**
+ * A bounded record of deliveries by id (docs/shared-webhook.md, "What each trigger keeps"), used
+ * twice:
+ * - the holder's record (`pending`): deliveries it answered 503 because a member could not take
+ *   them, and who already ran each ("A delivery at the holder");
+ * - a member's record (`taken`): forwarded events it ran, so that a forward repeated because the
+ *   holder's answer never reached the service runs nothing a second time ("Races").
+ *
+ * It lives in the workflow's static data, so it survives a restart and reaches other webhook
+ * processes. But n8n loads static data at the start of each webhook request and writes the whole
+ * object back at its end (live-webhooks.js:105-147, workflow-static-data.service.js:31-57): two
+ * requests writing at the same time each save their own copy, and the later save drops the
+ * other's entry (seen in the shared soak: eight deliveries answered 503 together, and at their
+ * redelivery the holder ran some a second time). So each process also keeps the record in memory,
+ * reads the union of both copies, and writes the union back: within one process no entry is lost;
+ * across processes (queue mode) the static-data copy is what a request on another process sees.
+ *
+ * Issue 20 extends the entry, not the ledger: a set-aside member's missed events become entries of
+ * the holder's record, and a member's "ran" can name the process life that started the run (so a
+ * run that died with its process does not count as done).
+ */
+export class DeliveryLedger {
+	private readonly inMemory = new Map<string, Record<string, LedgerEntry>>();
+
+	constructor(
+		private readonly field: 'pending' | 'taken',
+		private readonly bounds: { maxEntries: number; maxAgeMs: number },
+	) {}
+
+	/** What this process and the workflow's static data know of the delivery, if it is not too old. */
+	find(context: ListenerContext, state: WebhookState, id: string, now = Date.now()): LedgerEntry | undefined {
+		const entry = merged(this.inMemory.get(processKey(context))?.[id], state[this.field]?.[id]);
+		return entry && now - entry.at <= this.bounds.maxAgeMs ? entry : undefined;
+	}
+
+	/** Adds `entry` to what is known of the delivery (both copies; static data gets the union). */
+	record(context: ListenerContext, state: WebhookState, id: string, entry: LedgerEntry, now = Date.now()) {
+		const key = processKey(context);
+		const memory = this.inMemory.get(key) ?? {};
+		memory[id] = merged(memory[id], entry)!;
+		this.prune(memory, now);
+		this.inMemory.set(key, memory);
+		const union: Record<string, LedgerEntry> = { ...(state[this.field] ?? {}) };
+		for (const [entryId, known] of Object.entries(memory)) union[entryId] = merged(union[entryId], known)!;
+		this.prune(union, now);
+		state[this.field] = union;
+	}
+
+	/** Forgets a delivery. Static data is written only if it held it. */
+	forget(context: ListenerContext, state: WebhookState, id: string) {
+		const key = processKey(context);
+		const memory = this.inMemory.get(key);
+		if (memory) {
+			delete memory[id];
+			if (Object.keys(memory).length === 0) this.inMemory.delete(key);
+		}
+		const stored = state[this.field];
+		if (stored?.[id]) {
+			delete stored[id];
+			if (Object.keys(stored).length === 0) delete state[this.field];
+		}
+	}
+
+	/** Whether the record holds anything at all (in this process or in static data). */
+	isEmpty(context: ListenerContext, state: WebhookState): boolean {
+		return !this.inMemory.has(processKey(context)) && Object.keys(state[this.field] ?? {}).length === 0;
+	}
+
+	/** Drops entries past the age bound, then the oldest beyond the count bound. */
+	private prune(entries: Record<string, LedgerEntry>, now: number) {
+		const sorted = Object.entries(entries).sort(([, a], [, b]) => a.at - b.at);
+		sorted.forEach(([id, entry], index) => {
+			if (now - entry.at > this.bounds.maxAgeMs || sorted.length - index > this.bounds.maxEntries) delete entries[id];
+		});
+	}
+}
+
+function merged(a: LedgerEntry | undefined, b: LedgerEntry | undefined): LedgerEntry | undefined {
+	if (!a || !b) return a ?? b;
+	const ran = a.ran || b.ran ? [...new Set([...(a.ran ?? []), ...(b.ran ?? [])])] : undefined;
+	return { at: Math.max(a.at, b.at), ...(ran ? { ran } : {}) };
+}
+
+/** The holder's record: at most 100 deliveries, one hour. */
+export const holderLedger = new DeliveryLedger('pending', { maxEntries: 100, maxAgeMs: 60 * 60_000 });
+
+/** A member's record: at most 300 forwarded events, 15 minutes. */
+export const memberLedger = new DeliveryLedger('taken', { maxEntries: 300, maxAgeMs: 15 * 60_000 });
+
+/**
+ * The id under which a delivery is recorded: the first half of its body's SHA-256 (128 bits tell
+ * events apart and keep static data small). The service's redelivery carries the same body.
+ */
+export function deliveryIdOf(body: string | Uint8Array): string {
+	return createHash('sha256').update(body).digest('hex').slice(0, 32);
+}

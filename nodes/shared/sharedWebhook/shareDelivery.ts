@@ -1,0 +1,49 @@
+import type { IWebhookFunctions } from 'n8n-workflow';
+
+import { memberLedger } from './deliveryLedger';
+import { fanOut } from './fanOut';
+import type { WebhookState } from './webhookState';
+
+/**
+ * What the account's shared webhook asks of a delivery this trigger accepted, before the trigger's
+ * own execution (docs/shared-webhook.md): the holder passes a service delivery on to every other
+ * member (fanOut.ts); a member runs a forwarded event once, even when the holder forwards it again
+ * because its answer to the service was lost (the member's record, deliveryLedger.ts).
+ */
+export type SharedOutcome =
+	/** Nothing stands in the way of this trigger's own execution. */
+	| { kind: 'go on' }
+	/** This trigger already ran the event: answer 200 with `reason`, start nothing. */
+	| { kind: 'ran before'; reason: string }
+	/** A member could not take it: answer 503 so the service delivers it again; `runSelf`: run it here now. */
+	| { kind: 'retry later'; runSelf: boolean };
+
+const GO_ON: SharedOutcome = { kind: 'go on' };
+
+/**
+ * `from`: who delivered it (whoIsCalling.ts); `runsNow`: this trigger starts its execution now
+ * (it wants the event and does not hold it in a burst).
+ */
+export async function shareDelivery(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	from: 'service' | 'trigger',
+	delivery: { text: string; id: string },
+	runsNow: boolean,
+): Promise<SharedOutcome> {
+	if (from === 'trigger') {
+		// A burst-held message is not recorded: it may still be answered 503 and must then run at
+		// the redelivery.
+		if (!runsNow) return GO_ON;
+		if (memberLedger.find(context, state, delivery.id)) return { kind: 'ran before', reason: 'already ran when it was forwarded before' };
+		memberLedger.record(context, state, delivery.id, { at: Date.now() });
+		return GO_ON;
+	}
+	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
+	if (!state.webhookUrl) return GO_ON;
+	const shared = await fanOut(context, state, delivery.text, delivery.id, runsNow);
+	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
+	if (shared.retryLater) return { kind: 'retry later', runSelf: runsNow && !shared.selfAlreadyRan };
+	if (shared.selfAlreadyRan) return { kind: 'ran before', reason: 'already ran at an earlier delivery' };
+	return GO_ON;
+}

@@ -1,0 +1,67 @@
+import type { IDataObject } from 'n8n-workflow';
+
+/**
+ * What a node keeps about the account's webhook in its workflow's static data (n8n saves it after
+ * activation and after every webhook request that changed it). docs/shared-webhook.md, "What each
+ * trigger keeps". Every write goes through a function of this file, except the two records of
+ * deliveries, which deliveryLedger.ts writes.
+ */
+export interface WebhookState extends IDataObject {
+	/** Held by the holder only: the URL it registered (with the member list) and its secret. */
+	webhookUrl?: string;
+	webhookSecret?: string;
+	/** Webhook Managed Elsewhere (no sharing): the credential's webhook secret, kept at publish. */
+	managedSecret?: string;
+	/** Every member: the account key K derived from the API key at publish time (hex). */
+	shareKey?: string;
+	/** Every published member: its own production URL, for the registration check in trigger(). */
+	ownUrl?: string;
+	/** The holder: deliveries it answered 503 because a member could not take them yet (deliveryLedger.ts). */
+	pending?: Record<string, LedgerEntry>;
+	/** A member: forwarded events it ran recently (deliveryLedger.ts). */
+	taken?: Record<string, LedgerEntry>;
+}
+
+/** One delivery in a record of deliveries (deliveryLedger.ts), under its delivery id. */
+export interface LedgerEntry extends IDataObject {
+	/** When it was last recorded (ms since epoch). */
+	at: number;
+	/** The holder's record: who already ran it (member paths; the holder itself as `self`). */
+	ran?: string[];
+}
+
+export function webhookState(context: { getWorkflowStaticData(type: string): IDataObject }): WebhookState {
+	return context.getWorkflowStaticData('node') as WebhookState;
+}
+
+/** A member of the account's webhook: its account key, and (published) its own production URL. */
+export function rememberMembership(state: WebhookState, shareKey: string, ownUrl: string | undefined) {
+	state.shareKey = shareKey;
+	if (ownUrl !== undefined) state.ownUrl = ownUrl;
+}
+
+/** This node registered `url` and the service issued `secret` for it: it holds the registration. */
+export function rememberHolder(state: WebhookState, url: string, secret: string) {
+	state.webhookUrl = url;
+	state.webhookSecret = secret;
+}
+
+/** This node no longer holds the registration (another trigger holds it now, or none). */
+export function forgetHolder(state: WebhookState) {
+	delete state.webhookUrl;
+	delete state.webhookSecret;
+	delete state.pending;
+}
+
+/** This node left the account's webhook (unpublished, or its test listener ended). */
+export function forgetMembership(state: WebhookState) {
+	forgetHolder(state);
+	delete state.shareKey;
+	delete state.ownUrl;
+}
+
+/** Webhook Managed Elsewhere: the credential's secret as last read ('' when it has none). */
+export function rememberManagedSecret(state: WebhookState, secret: string) {
+	if (secret === '') delete state.managedSecret;
+	else state.managedSecret = secret;
+}
