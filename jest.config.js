@@ -5,5 +5,5 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	testTimeout: 30000,
-	setupFiles: ['<rootDir>/test/setup/fastRetries.ts'],
+	setupFiles: ['<rootDir>/test/support/harness/fastRetries.ts'],
 };

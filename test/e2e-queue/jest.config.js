@@ -1,6 +1,6 @@
 /**
  * The queue-mode end-to-end suite: globalSetup starts Postgres, Redis, n8n main, one webhook
- * process and two workers (scripts/lib/queueStack.js) once; globalTeardown stops them all and
+ * process and two workers (test/support/stack/queue/) once; globalTeardown stops them all and
  * removes their folders, also when a test failed. Run with `npm run test:queue`.
  * @type {import('jest').Config}
  */
@@ -10,8 +10,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e-queue'],
 	testMatch: ['**/*.e2e.ts'],
-	globalSetup: '<rootDir>/test/e2e-queue/globalSetup.js',
-	globalTeardown: '<rootDir>/test/e2e-queue/globalTeardown.js',
+	globalSetup: '<rootDir>/test/e2e-queue/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/e2e-queue/globalTeardown.ts',
 	maxWorkers: 1,
 	testTimeout: 120000,
 };

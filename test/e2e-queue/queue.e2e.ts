@@ -1,8 +1,8 @@
 /**
  * n8n in queue mode, for real: Postgres, Redis, n8n main, one `n8n webhook` process and two
- * `n8n worker`s (globalSetup.js), with HAProxy in front of the webhook process as a production
+ * `n8n worker`s (globalSetup.ts), with HAProxy in front of the webhook process as a production
  * load balancer (routes only to a process whose /healthz/readiness answers 200: a starting n8n
- * answers every request with 200 before its webhooks exist, scripts/lib/queueStack.js).
+ * answers every request with 200 before its webhooks exist, test/support/stack/queue/deployment.ts).
  * Publishing registers the balancer's URL; deliveries are verified by the trigger in the webhook
  * process, enqueued, and run on the workers; a bad secret gets 401 and runs nothing. The soak sends mixed deliveries (10% with a bad secret) through a sender that
  * retries like a delivery service, restarts one worker and the webhook process while it runs,
@@ -19,6 +19,10 @@ import { sleep } from 'n8n-workflow';
 
 import { sample, sampleEventTypes } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
+import { allExecutions } from '../support/executions';
+import { N8nClient } from '../support/n8nClient';
+import { report } from '../support/report';
+import { SimClient } from '../support/simClient';
 import {
 	bullCounts,
 	deployment,
@@ -28,12 +32,12 @@ import {
 	lastExecutionId,
 	memory,
 	readLog,
-	report,
 	restart,
 	soakSettings,
 	startedBy,
 	type ExecutionRow,
-} from './deployment';
+} from '../support/stack/queue/running';
+import { waitUntil } from '../support/waitUntil';
 import { enqueuedDeliveries, recordEnqueuedDeliveries, storedOutcomes } from './executionEvidence';
 import { judgeFailedRuns } from './workerShutdownRace';
 
@@ -74,44 +78,13 @@ const workflows = [autoReply, disconnectAlert];
 const targets: Target[] = [{ account: 'acct_main', workflows: [autoReply, disconnectAlert], receives: () => true }];
 const targetFor = (event: Event) => targets.find((t) => t.receives(event)) as Target;
 
-async function simCall(method: string, path: string, body?: unknown): Promise<IDataObject> {
-	const response = await fetch(`${info.simUrl}/__sim${path}`, {
-		method,
-		headers: { 'content-type': 'application/json' },
-		body: body === undefined ? undefined : JSON.stringify(body),
-	});
-	return (await response.json()) as IDataObject;
-}
-
-async function registeredWebhooks() {
-	return (await simCall('GET', '/webhooks')) as unknown as Record<string, { url: string; secret: string } | null>;
-}
+const simulator = new SimClient(info.simUrl);
+const simCall = async (method: string, path: string, body?: unknown) => (await simulator.call<IDataObject>(method, path, body)).body;
+const registeredWebhooks = () => simulator.webhooks();
 
 /** n8n's public API, paged: how many executions a workflow has (the database is read separately). */
-async function executionCountViaApi(workflowId: string): Promise<number> {
-	let count = 0;
-	let cursor: string | undefined;
-	do {
-		const response = await fetch(
-			`${info.mainUrl}/api/v1/executions?workflowId=${workflowId}&limit=250${cursor ? `&cursor=${cursor}` : ''}`,
-			{ headers: { 'X-N8N-API-KEY': info.apiKey } },
-		);
-		const page = (await response.json()) as { data: unknown[]; nextCursor?: string | null };
-		count += page.data.length;
-		cursor = page.nextCursor ?? undefined;
-	} while (cursor);
-	return count;
-}
-
-async function eventually<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-	const started = Date.now();
-	for (;;) {
-		const value = await check();
-		if (value) return value;
-		if (Date.now() - started > timeoutMs) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-		await sleep(500);
-	}
-}
+const mainApi = new N8nClient(info.mainUrl, { apiKey: info.apiKey });
+const executionCountViaApi = async (workflowId: string) => (await allExecutions(mainApi, { workflowId })).length;
 
 /** How long the workers may make no progress before the soak stops waiting and reports. */
 const STALL_MS = 180_000;
@@ -177,10 +150,10 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		const alert = await simCall('POST', '/deliver', { account: 'acct_main', event: event('number.disconnected', 'qd-9000002') });
 		expect(alert.status).toBe(200);
 
-		const rows = await eventually('both runs to finish', () => {
+		const rows = await waitUntil('both runs to finish', () => {
 			const list = executions(workflows.map((w) => w.id)).filter((r) => Number(r.id) > before);
 			return list.length >= 2 && list.every((r) => r.status === 'success') ? list : undefined;
-		});
+		}, { intervalMs: 500 });
 		expect(rows.map((r) => [r.workflowId, r.deliveryId])).toEqual([
 			[autoReply.id, 'qd-9000001'],
 			[disconnectAlert.id, 'qd-9000002'],
@@ -213,7 +186,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		// A good one after them: once it has run, the bad ones would have run too.
 		const good = await simCall('POST', '/deliver', { account: 'acct_main', event: event('message.received', 'qd-9000005') });
 		expect(good.status).toBe(200);
-		await eventually('the good delivery to run', () => finishedSince(before) >= 1);
+		await waitUntil('the good delivery to run', () => finishedSince(before) >= 1, { intervalMs: 500 });
 		await sleep(1000);
 		const rows = executions([autoReply.id]).filter((r) => Number(r.id) > before);
 		expect(rows.map((r) => r.deliveryId)).toEqual(['qd-9000005']);
@@ -359,7 +332,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			);
 			// Runs that did not succeed and deliveries a workflow lost are excused only as the one
 			// failure n8n itself makes while it stops a worker, each for the one delivery it lost
-			// (workerShutdownRace.js has the rule); everything else fails the suite below.
+			// (workerShutdownRace.ts has the rule); everything else fails the suite below.
 			const deliveryAtEnqueue = enqueuedDeliveries();
 			const lostIn = (w: Workflow) => expected.get(w.id)!.filter((id) => !rows.some((r) => r.workflowId === w.id && r.deliveryId === id));
 			const verdict = judgeFailedRuns({

@@ -20,7 +20,7 @@ import {
 	relayCredential,
 	sim,
 	simRequests,
-} from './n8nApi';
+} from '../support/e2e';
 
 const ACCOUNT = 'acct_ai';
 const SYSTEM_MESSAGE = (example.nodes.find((n) => n.name === 'AI Agent')!.parameters as { options: { systemMessage: string } })

@@ -1,4 +1,4 @@
-import { api, info, rest } from './n8nApi';
+import { api, info, rest } from '../support/e2e';
 
 let credentialId: string;
 beforeAll(async () => {

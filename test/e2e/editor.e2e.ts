@@ -8,9 +8,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
-import { readJson, repoPath } from '../fixtures/repo';
-
-import { importExample, info, openAiCredential } from './n8nApi';
+import { importExample, info, openAiCredential } from '../support/e2e';
+import { readJson, repoPath } from '../support/repo';
 
 /** The README's pictures: a readable size on a page, the workflow filling it. */
 const PICTURE = { width: 1200, height: 600 };

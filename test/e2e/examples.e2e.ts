@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
+
 import { sample } from '../fixtures/events';
-import { eventually, finishedExecutions, info, sim } from './n8nApi';
+import { eventually, finishedExecutions, info, sim } from '../support/e2e';
+import { compiledProgram } from '../support/stack/tools';
 
 interface SimMessage {
 	account: string;
@@ -41,5 +44,27 @@ describe('the example workflows, published by the main job', () => {
 		expect(alert).toMatchObject({ channelId: 'num_sales', to: '+4917600000099' });
 		expect(alert.text).toBe('Number Support line (+4915112345678) lost its link: SESSION_EXPIRED. Relink it in the dashboard.');
 		expect((await messages()).slice(before).filter((m) => m.account === 'acct_main' && m.to === '+4917600000099')).toHaveLength(1);
+	});
+
+	describe('npm run deliver tells what happened in n8n (the stack file it reads is this suite\'s, RELAY_STACK_FILE)', () => {
+		const deliver = (type: string) =>
+			spawnSync(process.execPath, [compiledProgram('scripts/deliver.ts'), type], { env: process.env, encoding: 'utf8', timeout: 60_000 });
+
+		test('a message: the auto-reply ran it, with success; not the holder\'s "ignored" view', () => {
+			const result = deliver('message.received');
+			expect(result.status).toBe(0);
+			expect(result.stdout).toContain("Delivered message.received to acct_main's webhook: n8n answered 200.");
+			expect(result.stdout).toMatch(new RegExp(`Ran in:\\n  ${info.workflows.autoReply.name} \\(success, execution \\d+\\)\\n`));
+			expect(result.stdout).not.toContain(info.workflows.disconnectAlert.name);
+			expect(result.stdout).not.toMatch(/ignored/i);
+			expect(result.stdout).toContain('Thanks for your message');
+		});
+
+		test('an event no published trigger selects: no workflow ran it', () => {
+			const result = deliver('number.phone_offline');
+			expect(result.status).toBe(0);
+			expect(result.stdout).toContain('No workflow ran it: no published trigger on acct_main selects this number.phone_offline event');
+			expect(result.stdout).not.toContain('Ran in:');
+		});
 	});
 });

@@ -2,8 +2,7 @@
  * The action node in a workflow run by `n8n execute --id`, n8n's own CLI runner, against the
  * simulator's acct_cli (its own webhook, so the published triggers are not disturbed).
  */
-import { api, relayCredential, simRequests } from './n8nApi';
-import { runN8nCli } from './stack';
+import { api, relayCredential, runN8nCli, simRequests } from '../support/e2e';
 
 /** The Bearer header here, so both ways of sending the key are used in the real n8n. */
 const credential = (name: string, apiKey: string) => relayCredential(name, apiKey, 'bearer');

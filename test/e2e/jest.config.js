@@ -9,8 +9,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e'],
 	testMatch: ['**/*.e2e.ts'],
-	globalSetup: '<rootDir>/test/e2e/globalSetup.js',
-	globalTeardown: '<rootDir>/test/e2e/globalTeardown.js',
+	globalSetup: '<rootDir>/test/e2e/globalSetup.ts',
+	globalTeardown: '<rootDir>/test/e2e/globalTeardown.ts',
 	maxWorkers: 1,
 	testTimeout: 120000,
 };

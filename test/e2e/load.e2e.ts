@@ -1,4 +1,4 @@
-import { info, rest, sessionCookie } from './n8nApi';
+import { info, readN8nLog, rest, sessionCookie } from '../support/e2e';
 
 /** The node and credential type lists the editor loads (they need a session). */
 async function typesFile(name: string) {
@@ -8,7 +8,6 @@ async function typesFile(name: string) {
 	expect(response.status).toBe(200);
 	return await response.json();
 }
-import { readN8nLog } from './stack';
 
 describe('the package loads in the real n8n', () => {
 	test('the three node types and the credential type are known under the package name', async () => {

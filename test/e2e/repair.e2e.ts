@@ -7,8 +7,7 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { api, eventually, executions, finishedExecutions, relayCredential, sim, simRequests, registeredUrl } from './n8nApi';
-import { report } from './stack';
+import { api, eventually, executions, finishedExecutions, relayCredential, report, sim, simRequests, registeredUrl } from '../support/e2e';
 
 const ACCOUNT = 'acct_repair';
 const WEBHOOK_ID = '2e8f6a41-7c9d-4b3e-a1f2-3d4c5b6a7e8f';

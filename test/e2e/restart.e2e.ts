@@ -5,8 +5,7 @@
  * at start. n8n activates published workflows at start after it reports ready, so the tests
  * wait for the service calls instead of reading them right after the restart.
  */
-import { api, eventually, finishedExecutions, sim, simRequests, triggerWorkflow, registeredUrl } from './n8nApi';
-import { report, restartN8n } from './stack';
+import { api, eventually, finishedExecutions, registeredUrl, report, restartN8n, sim, simRequests, triggerWorkflow } from '../support/e2e';
 
 const WEBHOOK_ID = '4d0e1f2a-3b4c-4d5e-9f60-718293a4b5c6';
 let workflowId: string;

@@ -5,8 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
-import { api, finishedExecutions, relayCredential, sim, triggerWorkflow } from './n8nApi';
-import { readN8nLog, runN8nCli } from './stack';
+import { api, finishedExecutions, readN8nLog, relayCredential, runN8nCli, sim, triggerWorkflow } from '../support/e2e';
 
 const WEBHOOK_ID = '3c9d0e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f';
 

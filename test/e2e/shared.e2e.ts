@@ -3,11 +3,11 @@
  * workflows on ONE simulator account share its one webhook. The service side is played by a
  * sender that, like a delivery service, always posts to the URL the account has registered at
  * that moment, with the secret the service issued for it, and retries what a delivery service
- * retries (a refused connection, 5xx, 429, 408, 404: retrying-sender.js), never a 401: a correctly
+ * retries (a refused connection, 5xx, 429, 408, 404: retrying-sender.ts), never a 401: a correctly
  * signed delivery answered 401 is a lost event, counted and asserted to be none.
  * It reaches n8n the way a host's public URL does, through a load balancer that routes only while
  * n8n is ready (README, Scaling): while n8n restarts it answers every request with 200 "n8n is
- * starting up" for some tens of milliseconds before its webhooks exist (scripts/lib/balancer.js).
+ * starting up" for some tens of milliseconds before its webhooks exist (test/support/stack/balancer.ts).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -16,8 +16,7 @@ import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUr
 import { deriveShareKey, signHandoff } from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
 import { retryableStatus } from '../fixtures/retrying-sender';
-import { api, eventually, nodeItems, productionUrl, sim, triggerWorkflow, type Execution } from './n8nApi';
-import { readN8nLog, report, restartN8n, stackInfo } from './stack';
+import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, stackInfo, triggerWorkflow, type Execution } from '../support/e2e';
 
 const ACCOUNT = 'acct_shared';
 const API_KEY = 'sim-key-shared';
@@ -154,17 +153,6 @@ const groupMessage = () =>
 		message.group = { id: '120363025551234567@g.us', name: 'Team' };
 		message.chatId = '120363025551234567@g.us';
 	});
-
-async function allExecutions(workflowId: string): Promise<Execution[]> {
-	const all: Execution[] = [];
-	let cursor: string | undefined;
-	do {
-		const page = await api('GET', `/executions?workflowId=${workflowId}&includeData=true&limit=250${cursor ? `&cursor=${cursor}` : ''}`);
-		all.push(...((page.data as unknown as Execution[]) ?? []));
-		cursor = (page.nextCursor as string | null) ?? undefined;
-	} while (cursor);
-	return all;
-}
 
 /** Delivery ids each workflow ran, counted (an id twice means it ran twice). */
 async function runsOf(workflow: SharedWorkflow): Promise<Map<string, number>> {

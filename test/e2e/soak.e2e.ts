@@ -6,26 +6,11 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { sample, sampleEventTypes } from '../fixtures/events';
-import { api, eventually, nodeItems, productionUrl, sim, triggerWorkflow, type Execution } from './n8nApi';
-import { n8nMemoryMb, report } from './stack';
+import { allExecutions, api, eventually, n8nMemoryMb, nodeItems, productionUrl, report, sim, triggerWorkflow } from '../support/e2e';
 
 const WEBHOOK_ID = '5e1f2a3b-4c5d-4e6f-8a70-8192a3b4c5d6';
 const TOTAL = 5000;
 const CONCURRENCY = 24;
-
-async function allExecutions(workflowId: string): Promise<Execution[]> {
-	const all: Execution[] = [];
-	let cursor: string | undefined;
-	do {
-		const page = await api(
-			'GET',
-			`/executions?workflowId=${workflowId}&includeData=true&limit=250${cursor ? `&cursor=${cursor}` : ''}`,
-		);
-		all.push(...((page.data as unknown as Execution[]) ?? []));
-		cursor = (page.nextCursor as string | null) ?? undefined;
-	} while (cursor);
-	return all;
-}
 
 test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good delivery`, async () => {
 	const { workflowId } = await triggerWorkflow({ name: 'e2e: soak', apiKey: 'sim-key-soak', webhookId: WEBHOOK_ID, events: ['*'] });

@@ -2,7 +2,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample, sampleEventTypes, futureEvent } from '../fixtures/events';
-import { api, executions, finishedExecutions, nodeItems, sim, simRequests, triggerWorkflow, registeredUrl } from './n8nApi';
+import { api, executions, finishedExecutions, nodeItems, sim, simRequests, triggerWorkflow, registeredUrl } from '../support/e2e';
 
 const WEBHOOK_ID = '9a8b7c6d-1111-4222-8333-944455566677';
 let workflowId: string;

@@ -12,9 +12,9 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { readJson } from '../fixtures/repo';
+import { readJson } from '../support/repo';
 
-import { api, eventually, finishedExecutions, nodeItems, relayCredential, sim, simRequests, registeredUrl } from './n8nApi';
+import { api, eventually, finishedExecutions, nodeItems, relayCredential, sim, simRequests, registeredUrl } from '../support/e2e';
 
 const ACCOUNT = 'acct_watch';
 const TRIGGER_WEBHOOK_ID = '7c3e9a10-2b4d-4e5f-8a6b-9c0d1e2f3a4b';

@@ -1,0 +1,27 @@
+/**
+ * Starts the queue-mode deployment once for the suite and leaves the path of its state file in
+ * RELAY_QUEUE_STACK (test/support/stack/queue/running.ts reads it). Figures go to an artifacts
+ * folder that outlives the deployment (RELAY_ARTIFACTS).
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { startQueueStack } from '../support/stack/queue/deployment';
+
+/** Where globalTeardown (run in this same process) finds how to stop the deployment. */
+export const running = globalThis as { relayQueueStop?: () => Promise<void> };
+
+export default async function globalSetup(): Promise<void> {
+	const artifacts = mkdtempSync(join(tmpdir(), 'relay-queue-artifacts-'));
+	// n8n as shipped by default. QUEUE_ENGINE=lazy runs every process with lazy isolate
+	// acquisition (README Performance): the soak then takes 2-3 min instead of 10, but in one run
+	// of 2026-11-23 a worker, starved of CPU, failed an execution on n8n's own 250 ms regex
+	// time-out (n8n-workflow safe-regex.js:41, validating a resource locator), which the soak
+	// counts as lost.
+	const env: Record<string, string> = process.env.QUEUE_ENGINE === 'lazy' ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {};
+	const { state, stop } = await startQueueStack({ keepFolder: process.env.QUEUE_KEEP_FOLDER === 'true', env });
+	process.env.RELAY_QUEUE_STACK = state.stateFile;
+	process.env.RELAY_ARTIFACTS = artifacts;
+	running.relayQueueStop = stop;
+}

@@ -1,0 +1,164 @@
+/**
+ * The one loss the queue soak excuses: a job n8n 2.41.1 itself fails while it stops a worker.
+ *
+ * Why n8n takes such a job at all: on SIGTERM the worker pauses its queue locally with
+ * `queue.pause(true, true)` (n8n/dist/scaling/scaling.service.js:214, 226), which only aborts a
+ * *blocking* wait for a job (bull/lib/queue.js:905-909). Under load the queue is never drained,
+ * so bull fetches the next job with a non-blocking `moveToActive()` (queue.js:1262-1263) that the
+ * pause does not stop. n8n's drain loop counts only jobs that have reached
+ * `runningJobs` (scaling.service.js:230, job-processor.js:274), so it shuts down while that job is
+ * still loading its execution; "Stopping worker..." then closes the database connection
+ * (commands/worker.js:39-48 → base-command.js:211-216, `dataSource.destroy()`), the job's next
+ * query after "Worker started execution N" (job-processor.js:113; `setRunning`, :121) is refused
+ * by the closed pool, the job processor throws, n8n logs "Worker errored while running execution
+ * N" (scaling.service.js:181) and does not retry (`maxStalledCount: 0`, scaling.service.js:120).
+ * The webhook process, which had answered the delivery 200, gets the job's failure from bull
+ * (`new Error(failedReason)`, bull/lib/job.js:494, :518) and overwrites the execution's data with
+ * it and nothing else (workflow-runner.js:210-230: `runData: {}`): the event is lost in n8n, whatever
+ * node the workflow starts with. Seen once, in the CI run of da1caf4 (execution 1035; that worker
+ * log is test/fixtures/queue-logs/worker-stopped-under-load.log).
+ *
+ * A run is excused only when all of these hold (judgeFailedRuns):
+ *   1. log:   a worker started it after its "Received SIGTERM" (same life) and logged "Worker
+ *             errored while running execution N": the job processor failed, not a node (a node's
+ *             error ends the run with status error and "Worker finished execution N",
+ *             job-processor.js:298);
+ *   2. text:  its stored error is the closed database's refusal (CLOSED_DATABASE), carried by
+ *             bull (its stack starts in bull/lib/job.js), with no node and no node run: not a
+ *             node's error text (NodeApiError, NodeOperationError) and not any other failure;
+ *   3. loss:  the delivery its execution was created for (the trigger data as enqueued, kept by
+ *             recordEnqueuedDeliveries because n8n overwrites it) is one its workflow lost, and no
+ *             other excused run claims that delivery. Every lost delivery must be claimed so.
+ */
+
+export interface StoredOutcome {
+	error: { message: string | null; node: string | null; name: string | null; stack: string | null } | null;
+	ranNodes: string[];
+}
+
+export interface Verdict {
+	excused: Array<{ executionId: string; workflowId: string; deliveryId: string; message: string }>;
+	unexcused: Array<{ executionId: string; workflowId: string; status: string; why: string }>;
+	unexplainedLosses: Array<{ workflowId: string; deliveryId: string }>;
+}
+
+const STARTED = /^Worker started execution (\d+) \(job/;
+const ERRORED = /^Worker errored while running execution (\d+) \(job/;
+const SIGTERM = /^Received SIGTERM\. Shutting down\.\.\./;
+const READY = /^n8n worker is now ready/;
+
+/**
+ * What a query gets once the worker has begun closing its database connection: pg-pool after
+ * `end()` (pg-pool/index.js:192), TypeORM once the pool is gone (@n8n/typeorm/dist/driver/
+ * postgres/PostgresDriver.js:868).
+ */
+export const CLOSED_DATABASE = ['Cannot use a pool after calling end on the pool', 'Driver not Connected'];
+/** The job's failure as bull hands it to the process that enqueued it (bull/lib/job.js:494, :518). */
+const FROM_BULL = /^Error: [^\n]*\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/;
+
+/** Ids of executions a worker started after it had received SIGTERM (in the same life) and then failed in its job processor. */
+export function failedWhileStopping(logText: string): string[] {
+	let stopping = false;
+	const startedWhileStopping = new Set<string>();
+	const failed: string[] = [];
+	for (const line of logText.split('\n')) {
+		if (SIGTERM.test(line)) stopping = true;
+		else if (READY.test(line)) {
+			stopping = false;
+			startedWhileStopping.clear();
+		} else if (stopping && STARTED.test(line)) startedWhileStopping.add((STARTED.exec(line) as RegExpExecArray)[1]);
+		else if (ERRORED.test(line)) {
+			const id = (ERRORED.exec(line) as RegExpExecArray)[1];
+			if (startedWhileStopping.has(id)) failed.push(id);
+		}
+	}
+	return failed;
+}
+
+/**
+ * n8n keeps execution data with `flatted` (n8n/dist/executions/execution-persistence.js:441): a
+ * JSON array whose first entry is the root and whose strings inside objects are indexes.
+ */
+export function unflatten(text: string): unknown {
+	const table = JSON.parse(text) as Array<Record<string, unknown> | unknown[]>;
+	const built = new Map<number, unknown>();
+	const build = (index: number): unknown => {
+		if (built.has(index)) return built.get(index);
+		const source = table[index];
+		const copy: Record<string, unknown> = Array.isArray(source) ? ([] as unknown as Record<string, unknown>) : {};
+		built.set(index, copy);
+		for (const [key, value] of Object.entries(source)) {
+			if (typeof value !== 'string') copy[key] = value;
+			else {
+				const target = table[Number(value)];
+				copy[key] = typeof target === 'object' && target !== null ? build(Number(value)) : target;
+			}
+		}
+		return copy;
+	};
+	return build(0);
+}
+
+/** What a run's stored data says about how it ended: its error (message, node, stack) and the nodes that ran. */
+export function storedOutcome(dataText: string): StoredOutcome {
+	type Stored = { resultData?: { error?: { message?: string; node?: { name?: string }; name?: string; stack?: string }; runData?: Record<string, unknown> } };
+	const { resultData = {} } = unflatten(dataText) as Stored;
+	const error = resultData.error;
+	return {
+		error: error ? { message: error.message ?? null, node: error.node?.name ?? null, name: error.name ?? null, stack: error.stack ?? null } : null,
+		ranNodes: Object.keys(resultData.runData ?? {}),
+	};
+}
+
+/** Why a failed run's stored outcome is not the worker-stop failure (null when it is). */
+function notAWorkerStopFailure(outcome: StoredOutcome | undefined): string | null {
+	if (!outcome?.error) return 'no error stored';
+	const { error, ranNodes } = outcome;
+	if (error.node) return `the node "${error.node}" failed: ${error.message}`;
+	if (ranNodes.length > 0) return `nodes ran (${ranNodes.join(', ')}): ${error.message}`;
+	if (!CLOSED_DATABASE.includes(error.message as string)) return `not the closed database: ${error.message}`;
+	if (!FROM_BULL.test(error.stack ?? '')) return `not the job's failure as bull reports it: ${error.message}`;
+	return null;
+}
+
+/**
+ * Judges every run of the soak that did not succeed, and every delivery a workflow lost.
+ * runs: [{ id, workflowId, status }]; workerLogs: each worker's log text; outcomes: executionId →
+ * storedOutcome (for each run that did not succeed); enqueued: executionId → the delivery id its
+ * execution was created for; lost: workflowId → delivery ids expected there that have no run.
+ * Returns { excused: [{ executionId, workflowId, deliveryId, message }], unexcused: [{ executionId,
+ * workflowId, status, why }], unexplainedLosses: [{ workflowId, deliveryId }] }.
+ */
+export function judgeFailedRuns({ runs, workerLogs, outcomes, enqueued, lost }: {
+	runs: Array<{ id: string; workflowId: string; status: string }>;
+	workerLogs: string[];
+	outcomes: Record<string, StoredOutcome>;
+	enqueued: Record<string, string>;
+	lost: Record<string, string[]>;
+}): Verdict {
+	const failedInJobProcessor = new Set(workerLogs.flatMap(failedWhileStopping));
+	const claimed = new Set<string>();
+	const excused: Verdict['excused'] = [];
+	const unexcused: Verdict['unexcused'] = [];
+	for (const run of runs.filter((r) => r.status !== 'success')) {
+		const deliveryId = enqueued[run.id] ?? null;
+		const lostHere = lost[run.workflowId] ?? [];
+		let why: string | null = null;
+		if (!failedInJobProcessor.has(run.id)) why = 'no worker started it after SIGTERM and failed it in its job processor';
+		else if (run.status !== 'error') why = `status ${run.status}`;
+		else why = notAWorkerStopFailure(outcomes[run.id]);
+		if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
+		if (!why && !lostHere.includes(deliveryId as string)) why = `its delivery ${deliveryId} was not lost`;
+		if (!why && claimed.has(`${run.workflowId} ${deliveryId}`)) why = `its delivery ${deliveryId} is already accounted for by another run`;
+		if (why) {
+			unexcused.push({ executionId: run.id, workflowId: run.workflowId, status: run.status, why });
+			continue;
+		}
+		claimed.add(`${run.workflowId} ${deliveryId}`);
+		excused.push({ executionId: run.id, workflowId: run.workflowId, deliveryId: deliveryId as string, message: outcomes[run.id].error?.message as string });
+	}
+	const unexplainedLosses = Object.entries(lost).flatMap(([workflowId, ids]) =>
+		ids.filter((id) => !claimed.has(`${workflowId} ${id}`)).map((deliveryId) => ({ workflowId, deliveryId })),
+	);
+	return { excused, unexcused, unexplainedLosses };
+}

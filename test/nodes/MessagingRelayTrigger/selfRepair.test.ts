@@ -1,0 +1,294 @@
+/**
+ * The trigger's self-repair (registrationRepair.ts) through n8n-core's TriggerContext, and the
+ * test-event pass-through that trigger() needs beside webhook(). n8n's server side of the
+ * trigger functions (emitError → publish again, saveFailedExecution, the cron) is stood in
+ * here by recorders; the real n8n runs them in test/e2e/watch.e2e.ts.
+ */
+import { ExecutionLifecycleHooks, TriggerContext, WorkflowExecute } from 'n8n-core';
+import type { ExecutionError, IDataObject, INodeParameters, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import { createRunExecutionData, sleep } from 'n8n-workflow';
+
+import { sample } from '../../fixtures/events';
+import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { additionalDataFor, relayCredentials } from '../../support/harness/n8nRuntime';
+import { TriggerHarness } from '../../support/harness/triggerRuntime';
+
+let sim: RelaySimulator;
+beforeAll(async () => {
+	sim = await startRelaySimulator();
+});
+afterAll(async () => await sim.stop());
+
+interface Published {
+	harness: TriggerHarness;
+	response: ITriggerResponse;
+	/** Runs the registered cron's tick and waits for the check to finish. */
+	tick: () => Promise<void>;
+	crons: string[];
+	emitted: Error[];
+	failed: ExecutionError[];
+}
+
+const harnesses: TriggerHarness[] = [];
+afterEach(async () => {
+	while (harnesses.length) await harnesses.pop()!.stop();
+});
+
+/** Publishes a trigger (checkExists → create), then calls trigger() as n8n does after it. */
+async function publish(
+	parameters: INodeParameters = { events: ['message.received'] },
+	options: Parameters<typeof TriggerHarness.start>[2] = {},
+): Promise<Published> {
+	const harness = await TriggerHarness.start(sim, parameters, options);
+	harnesses.push(harness);
+	await harness.activate();
+	const crons: string[] = [];
+	const emitted: Error[] = [];
+	const failed: ExecutionError[] = [];
+	let onTick: (() => void) | undefined;
+	const context = new TriggerContext(
+		harness.workflow,
+		harness.node,
+		harness.additionalData(),
+		'trigger',
+		'activate',
+		() => {
+			throw new Error('the repair must never start an execution');
+		},
+		(error) => emitted.push(error),
+		(error) => failed.push(error),
+		{
+			registerCron: ({ expression }, callback) => {
+				crons.push(expression);
+				onTick = () => callback(new Date());
+			},
+		},
+	);
+	const response = await harness.trigger.trigger.call(context as unknown as ITriggerFunctions);
+	const tick = async () => {
+		const before = sim.requests.length;
+		onTick?.();
+		// The check is one GET /v1/webhook; wait for it to be answered and handled.
+		for (let i = 0; i < 100 && sim.requests.length === before; i++) await sleep(10);
+		await sleep(50);
+	};
+	return { harness, response, tick, crons, emitted, failed };
+}
+
+const calls = () => sim.requests.map((r) => `${r.method} ${r.path}`);
+
+beforeEach(() => sim.reset());
+
+test('published, the check runs on a cron every 5 minutes by default; the option sets it, down to 5 seconds', async () => {
+	// Each publish below is a workflow of its own on a fresh account.
+	const fresh = async (parameters?: INodeParameters) => {
+		sim.reset();
+		return await publish(parameters);
+	};
+	// At a random second, as n8n does for Poll Times.
+	expect((await fresh()).crons).toEqual([expect.stringMatching(/^([0-9]|[1-5][0-9]) \*\/5 \* \* \* \*$/)]);
+	expect((await fresh({ events: ['message.received'], options: { repairInterval: '1h' } })).crons).toEqual([
+		expect.stringMatching(/^\d+ \d+ \* \* \* \*$/),
+	]);
+	expect((await fresh({ events: ['message.received'], options: { repairInterval: '5s' } })).crons).toEqual(['*/5 * * * * *']);
+	expect((await fresh({ events: ['message.received'], options: { repairInterval: 'off' } })).crons).toEqual([]);
+	expect((await fresh({ events: ['message.received'], registration: 'manual' })).crons).toEqual([]);
+});
+
+test('while the registration stands, a check is one GET and nothing else', async () => {
+	const { tick, emitted, failed } = await publish();
+	sim.requests = [];
+	await tick();
+	await tick();
+	expect(calls()).toEqual(['GET /v1/webhook', 'GET /v1/webhook']);
+	expect(emitted).toEqual([]);
+	expect(failed).toEqual([]);
+});
+
+test('a registration the service lost is handed to n8n, whose publishing registers it again and the next delivery runs', async () => {
+	const { harness, tick, emitted } = await publish();
+	const lostSecret = sim.webhook!.secret;
+	sim.webhook = null;
+	sim.requests = [];
+	await tick();
+	expect(calls()).toEqual(['GET /v1/webhook']);
+	expect(emitted.map((e) => e.message)).toEqual(["The Messaging Relay service no longer has this trigger's webhook registration"]);
+	// The check does not PUT itself: a secret kept only in memory would not reach webhook().
+	expect(sim.webhook).toBeNull();
+	// Later ticks (before n8n removed the cron) do nothing more.
+	await tick();
+	expect(emitted).toHaveLength(1);
+
+	// What n8n does with emitError: publish again (checkExists → create).
+	await harness.activate();
+	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
+	expect(sim.webhook!.secret).not.toBe(lostSecret);
+	expect(harness.stored.webhookSecret).toBe(sim.webhook!.secret);
+	const delivered = await sim.deliver(sample('message.received'));
+	expect(delivered.status).toBe(200);
+	expect(harness.runs).toHaveLength(1);
+});
+
+test('a webhook pointed elsewhere is reported once per URL as a failed execution, never taken over', async () => {
+	const { tick, emitted, failed } = await publish();
+	sim.webhook = { url: 'https://crm.example.com/hook', active: true, secret: 'theirs' };
+	sim.requests = [];
+	await tick();
+	await tick();
+	expect(calls()).toEqual(['GET /v1/webhook', 'GET /v1/webhook']);
+	expect(failed.map((e) => e.message)).toEqual(["The account's webhook now points at https://crm.example.com/hook, not at this trigger"]);
+	expect(failed[0].description).toMatch(/does not take it over/);
+	expect(emitted).toEqual([]);
+	expect(sim.webhook).toMatchObject({ url: 'https://crm.example.com/hook', secret: 'theirs' });
+
+	sim.webhook = { url: 'https://other.example.com/hook', active: true, secret: 'x' };
+	await tick();
+	expect(failed).toHaveLength(2);
+});
+
+test('this node\'s own test URL (Listen for test event) is not taken back either', async () => {
+	const { harness, tick, emitted, failed } = await publish();
+	// What "Listen for test event" registers (n8n does it on a workflow copy of its own, so the
+	// published trigger keeps its production URL in static data).
+	sim.webhook = { url: harness.testUrl, active: true, secret: 'test-secret' };
+	sim.requests = [];
+	await tick();
+	expect(calls()).toEqual(['GET /v1/webhook']);
+	expect(emitted).toEqual([]);
+	expect(failed.map((e) => e.message)).toEqual([`The account's webhook now points at ${harness.testUrl}, not at this trigger`]);
+});
+
+describe('the account\'s shared webhook (several triggers)', () => {
+	const OTHER_NODE = '0b7d3c44-5e2f-4a61-8d9e-7f1a2b3c4d5e';
+
+	test('a shared registration of another API key is reported, never joined behind the user\'s back', async () => {
+		const member = await publish();
+		// A trigger with another API key of the account took the webhook over ("Replace Existing Webhook").
+		await publish({ events: ['message.received'], options: { replaceExisting: true } }, { webhookId: OTHER_NODE, apiKey: 'sim-key-full-2' });
+		const theirs = sim.webhook!.url;
+		await member.tick();
+		expect(member.emitted).toEqual([]);
+		expect(member.failed.map((e) => e.message)).toEqual([`The account's webhook now points at ${theirs}, not at this trigger`]);
+		expect(sim.webhook!.url).toBe(theirs);
+	});
+
+	test('a member reports a shared registration whose holder does not prove the account key', async () => {
+		const member = await publish();
+		// Looks like this package's registration, but nothing at that URL answers as a trigger of this key.
+		sim.webhook = { ...sim.webhook!, url: 'https://elsewhere.example.com/webhook/x/webhook?relay-share=v1' };
+		sim.requests = [];
+		await member.tick();
+		expect(member.emitted).toEqual([]);
+		expect(member.failed.map((e) => e.message)).toEqual([
+			"The account's webhook now points at https://elsewhere.example.com/webhook/x/webhook?relay-share=v1, not at this trigger",
+		]);
+	});
+});
+
+test('a service error during a check changes nothing and the next check works', async () => {
+	const { tick, emitted, failed } = await publish();
+	sim.inject({ method: 'GET', path: '/v1/webhook', status: 503, body: { error: { code: 'DOWN', message: 'down' } }, times: 4 });
+	await tick();
+	await sleep(300);
+	expect(emitted).toEqual([]);
+	expect(failed).toEqual([]);
+	sim.webhook = null;
+	await tick();
+	expect(emitted).toHaveLength(1);
+});
+
+test('unpublished: the close function stops a check that is still running', async () => {
+	const { response, tick, emitted } = await publish();
+	sim.webhook = null;
+	sim.inject({ method: 'GET', path: '/v1/webhook', passThrough: true, delayMs: 300 });
+	const ticking = tick();
+	await response.closeFunction!();
+	await ticking;
+	await sleep(400);
+	expect(emitted).toEqual([]);
+});
+
+describe('while n8n stops the workflow (closingGate.ts)', () => {
+	// n8n closes triggers first on SIGTERM, then waits up to 30 s for executions while still
+	// serving webhooks; what it starts then is cut off at the exit. So the trigger refuses.
+	test('after the close function, deliveries get 503 Retry-After and start nothing; publishing again opens', async () => {
+		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off' } });
+		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		expect(harness.runs).toHaveLength(1);
+
+		await response.closeFunction!();
+		const refused = await fetch(sim.webhook!.url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-service-secret': sim.webhook!.secret },
+			body: JSON.stringify(sample('message.received')),
+		});
+		expect(refused.status).toBe(503);
+		expect(refused.headers.get('retry-after')).toBe('5');
+		expect(await refused.text()).toContain('n8n is stopping this workflow');
+		expect(harness.runs).toHaveLength(1);
+
+		// n8n publishes it again (for example a multi-main leader taking over): trigger() reopens.
+		await harness.trigger.trigger.call(
+			new TriggerContext(harness.workflow, harness.node, harness.additionalData(), 'trigger', 'activate', () => undefined, () => undefined, () => undefined) as unknown as ITriggerFunctions,
+		);
+		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		expect(harness.runs).toHaveLength(2);
+	});
+
+	test('the gate expires after 90 s, so a process that keeps serving webhooks is not refused for good', async () => {
+		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off' } });
+		await response.closeFunction!();
+		expect((await sim.deliver(sample('message.received'))).status).toBe(503);
+		const now = Date.now();
+		const clock = jest.spyOn(Date, 'now').mockReturnValue(now + 91_000);
+		try {
+			expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		} finally {
+			clock.mockRestore();
+		}
+		expect(harness.runs).toHaveLength(1);
+	});
+
+});
+
+describe('a test event ("Listen for test event") still reaches the workflow', () => {
+	test('n8n runs trigger() in manual mode after webhook(); it emits what webhook() received', async () => {
+		const harness = await TriggerHarness.start(sim, { events: ['message.received'] });
+		harnesses.push(harness);
+		await harness.activate({ test: true });
+		const event = sample('message.received');
+		expect((await sim.deliver(event)).status).toBe(200);
+		const received = harness.runs[0].events;
+
+		// The manual execution n8n starts next, at the trigger node, through n8n-core's WorkflowExecute.
+		const hooks = new ExecutionLifecycleHooks('manual', 'exec-1', {
+			id: harness.workflow.id,
+			name: 'test',
+			nodes: [harness.node],
+			connections: {},
+			active: false,
+			activeVersionId: null,
+			isArchived: false,
+			createdAt: new Date(),
+			updatedAt: new Date(),
+		});
+		let finished!: (run: IRun) => void;
+		const done = new Promise<IRun>((resolve) => (finished = resolve));
+		hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
+		const execute = new WorkflowExecute(
+			additionalDataFor(relayCredentials(sim.baseUrl), hooks, harness.n8nBaseUrl),
+			'manual',
+			createRunExecutionData({
+				executionData: {
+					nodeExecutionStack: [{ node: harness.node, data: { main: [[{ json: {} as IDataObject }], []] }, source: null }],
+				},
+			}),
+		);
+		await execute.processRunExecutionData(harness.workflow);
+		const run = await done;
+		expect(run.data.resultData.error).toBeUndefined();
+		const output = run.data.resultData.runData[harness.node.name][0].data!.main;
+		expect(output[0]!.map((i) => i.json)).toEqual(received);
+		expect(output[0]![0].json).toMatchObject({ type: 'message.received', chatId: event.message.chatId });
+	});
+});

@@ -1,0 +1,78 @@
+/**
+ * The one record of deliveries (deliveryLedger.ts) that both the holder (`pending`) and a member
+ * (`taken`) keep: bounded by count and age, in static data and this process's memory, the union
+ * written on every save.
+ */
+import { DeliveryLedger, deliveryIdOf, holderLedger, memberLedger } from '../../../../nodes/shared/sharedWebhook/deliveryLedger';
+import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
+
+let nextWorkflow = 1;
+function listener(mode: 'webhook' | 'manual' = 'webhook', workflowId = `wf-ledger-${nextWorkflow++}`) {
+	return { getWorkflow: () => ({ id: workflowId }), getNode: () => ({ name: 'Messaging Relay Trigger' }), getMode: () => mode };
+}
+
+test('two requests that save at the same time: the later save still carries the earlier entry', () => {
+	const context = listener();
+	const database: WebhookState = {};
+	// n8n gives each request its own copy of static data, loaded before either saved.
+	const first: WebhookState = structuredClone(database);
+	const second: WebhookState = structuredClone(database);
+	holderLedger.record(context, first, 'a', { at: Date.now(), ran: ['/webhook/1/webhook'] });
+	holderLedger.record(context, second, 'b', { at: Date.now(), ran: ['self'] });
+	// Last write wins in n8n: `second` is what the database keeps, and it holds both.
+	expect(Object.keys(second.pending!).sort()).toEqual(['a', 'b']);
+	expect(holderLedger.find(context, {}, 'a')?.ran).toEqual(['/webhook/1/webhook']);
+});
+
+test('what is known of one delivery is merged: who ran it grows, never shrinks', () => {
+	const context = listener();
+	const state: WebhookState = {};
+	holderLedger.record(context, state, 'x', { at: 1_000, ran: ['self'] }, 1_000);
+	holderLedger.record(context, state, 'x', { at: 2_000, ran: ['/m'] }, 2_000);
+	expect(holderLedger.find(context, state, 'x', 2_000)).toEqual({ at: 2_000, ran: ['self', '/m'] });
+	expect(state.pending!.x).toEqual({ at: 2_000, ran: ['self', '/m'] });
+});
+
+test('bounded by count (the oldest go) and by age (past the bound it is not found)', () => {
+	const context = listener();
+	const state: WebhookState = {};
+	const start = Date.now();
+	for (let i = 0; i < 301; i++) memberLedger.record(context, state, `id-${i}`, { at: start + i }, start + i);
+	expect(Object.keys(state.taken!)).toHaveLength(300);
+	expect(memberLedger.find(context, state, 'id-0', start + 301)).toBeUndefined();
+	expect(memberLedger.find(context, state, 'id-300', start + 301)).toBeDefined();
+	expect(memberLedger.find(context, state, 'id-300', start + 300 + 15 * 60_000 + 1)).toBeUndefined();
+
+	const small = new DeliveryLedger('pending', { maxEntries: 2, maxAgeMs: 1_000 });
+	const other: WebhookState = {};
+	small.record(context, other, 'old', { at: 0 }, 0);
+	small.record(context, other, 'new', { at: 5_000 }, 5_000);
+	expect(Object.keys(other.pending!)).toEqual(['new']);
+});
+
+test('forgetting removes both copies; an empty record is empty in this process and in static data', () => {
+	const context = listener();
+	const state: WebhookState = {};
+	expect(holderLedger.isEmpty(context, state)).toBe(true);
+	holderLedger.record(context, state, 'y', { at: Date.now(), ran: [] });
+	expect(holderLedger.isEmpty(context, state)).toBe(false);
+	expect(holderLedger.isEmpty(context, {})).toBe(false); // this process still knows it
+	holderLedger.forget(context, state, 'y');
+	expect(state.pending).toBeUndefined();
+	expect(holderLedger.isEmpty(context, state)).toBe(true);
+});
+
+test('a test listener and the published trigger of one workflow keep separate records', () => {
+	const published = listener('webhook', 'wf-ledger-both');
+	const test = listener('manual', 'wf-ledger-both');
+	memberLedger.record(published, {}, 'z', { at: Date.now() });
+	expect(memberLedger.find(published, {}, 'z')).toBeDefined();
+	expect(memberLedger.find(test, {}, 'z')).toBeUndefined();
+});
+
+test('a delivery id is the first 128 bits of the body\'s SHA-256, the same for the same bytes', () => {
+	const body = JSON.stringify({ type: 'message.received' });
+	expect(deliveryIdOf(body)).toMatch(/^[0-9a-f]{32}$/);
+	expect(deliveryIdOf(Buffer.from(body))).toBe(deliveryIdOf(body));
+	expect(deliveryIdOf(`${body} `)).not.toBe(deliveryIdOf(body));
+});

@@ -1,0 +1,145 @@
+/**
+ * The built package as n8n loads a community package: n8n-core's PackageDirectoryLoader reads
+ * package.json's `n8n` section and the dist/ files it names. Run after `npm run build`
+ * (`npm test` builds first).
+ */
+import { PackageDirectoryLoader } from 'n8n-core';
+
+import { exists, readJson, readText, repoRoot } from '../support/repo';
+
+const pkg = readJson('package.json');
+
+describe('package.json meets the rules for verified community nodes', () => {
+	test('name, keyword, licence, files, strict mode', () => {
+		expect(pkg.name).toBe('n8n-nodes-messaging-relay');
+		expect(pkg.keywords).toContain('n8n-community-node-package');
+		expect(pkg.license).toBe('MIT');
+		// dist for n8n; examples, the README's screenshots and the changelog because the README
+		// links them through a CDN that serves the published package (relative links are dead on npm).
+		expect(pkg.files).toEqual(['dist', 'examples', 'docs/images', 'CHANGELOG.md']);
+		expect(pkg.n8n).toMatchObject({ n8nNodesApiVersion: 1, strict: true });
+	});
+
+	test('no runtime dependencies, peer dependency exactly n8n-workflow, no overrides or install scripts', () => {
+		expect(pkg.dependencies ?? {}).toEqual({});
+		expect(pkg.peerDependencies).toEqual({ 'n8n-workflow': '*' });
+		expect(pkg.overrides).toBeUndefined();
+		for (const script of ['preinstall', 'install', 'postinstall', 'prepare']) {
+			expect(pkg.scripts?.[script]).toBeUndefined();
+		}
+	});
+
+	test('zod is pinned to the line n8n ships (3.25.x)', () => {
+		expect(pkg.devDependencies.zod).toMatch(/^3\.25\./);
+	});
+
+	test('every node and credential is listed by its dist path, no globs', () => {
+		const paths: string[] = [...pkg.n8n.nodes, ...pkg.n8n.credentials];
+		for (const path of paths) {
+			expect(path).toMatch(/^dist\/.+\.js$/);
+			expect(path).not.toContain('*');
+		}
+	});
+});
+
+describe('the README works on the npm page', () => {
+	const readme = readText('README.md');
+	const cdn = 'https://cdn.jsdelivr.net/npm/n8n-nodes-messaging-relay/';
+	// Links outside code: code blocks and spans (`[text](url)` in the Formatting option) are text.
+	const prose = readme.replace(/^```[\s\S]*?^```/gm, '').replace(/(`+)[^\n]*?\1/g, '');
+	const links = [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]);
+
+	test('no relative link (npm resolves none without a repository field)', () => {
+		expect(links.length).toBeGreaterThan(0);
+		expect(links.filter((link) => !/^(https:\/\/|#)/.test(link))).toEqual([]);
+	});
+
+	test('every file linked through the CDN is in the repository and shipped by `files`', () => {
+		const paths = links.filter((link) => link.startsWith(cdn)).map((link) => link.slice(cdn.length));
+		expect(paths).toEqual(expect.arrayContaining(['examples/auto-reply.json', 'docs/images/auto-reply.png']));
+		for (const path of paths) {
+			const shipped = (pkg.files as string[]).some((entry) => path === entry || path.startsWith(`${entry}/`));
+			expect({ path, shipped, exists: exists(path) }).toEqual({ path, shipped: true, exists: true });
+		}
+	});
+
+	test('every anchor names a heading of the README', () => {
+		// GitHub's and npm's heading ids: lower case, punctuation dropped, spaces to hyphens.
+		const ids = [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) =>
+			match[1].trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'),
+		);
+		for (const anchor of links.filter((link) => link.startsWith('#')).map((link) => link.slice(1))) {
+			expect({ anchor, found: ids.includes(anchor) }).toEqual({ anchor, found: true });
+		}
+	});
+
+	test('the sections n8n links to from the node panel exist (codex and credential documentation URLs)', () => {
+		for (const heading of ['Credentials', 'Operations', 'Trigger', 'Watch']) {
+			expect(readme).toMatch(new RegExp(`^## ${heading}$`, 'm'));
+		}
+	});
+});
+
+describe('n8n loads the built package', () => {
+	let loader: PackageDirectoryLoader;
+
+	beforeAll(async () => {
+		expect(exists('dist')).toBe(true);
+		loader = new PackageDirectoryLoader(repoRoot);
+		await loader.loadAll();
+	});
+
+	test('the node types and the credential type load under the package name', () => {
+		expect(loader.packageName).toBe('n8n-nodes-messaging-relay');
+		expect(loader.types.nodes.map((n) => n.name).sort()).toEqual(['messagingRelay', 'messagingRelayTrigger', 'messagingRelayWatch']);
+		expect(loader.types.credentials.map((c) => c.name)).toEqual(['messagingRelayApi']);
+	});
+
+	test('the action node is usable as an AI tool', () => {
+		const node = loader.types.nodes.find((n) => n.name === 'messagingRelay')!;
+		expect(node.usableAsTool).toBe(true);
+	});
+
+	test.each(['messagingRelay', 'messagingRelayTrigger'])('%s has its codex (Communication, WhatsApp alias)', (name) => {
+		const node = loader.types.nodes.find((n) => n.name === name)!;
+		expect(node.codex?.categories).toEqual(['Communication']);
+		expect(node.codex?.alias).toEqual(expect.arrayContaining(['WhatsApp', 'SMS', 'chat']));
+	});
+
+	test('the Watch node is a polling trigger with n8n\'s own Poll Times and its codex', () => {
+		const node = loader.types.nodes.find((n) => n.name === 'messagingRelayWatch')!;
+		expect(node.polling).toBe(true);
+		expect(node.group).toEqual(['trigger']);
+		// n8n's DirectoryLoader puts its Poll Times in front (n8n-core nodes-loader/directory-loader.js:297).
+		expect(node.properties[0]).toMatchObject({ name: 'pollTimes', type: 'fixedCollection' });
+		expect(node.properties.filter((p) => p.name === 'pollTimes')).toHaveLength(1);
+		expect(node.codex?.categories).toEqual(['Communication']);
+		expect(node.codex?.alias).toEqual(expect.arrayContaining(['WhatsApp', 'monitor', 'webhook']));
+	});
+
+	test('themed icons of the three nodes and the credential resolve to SVG files inside dist', () => {
+		const icons = [...loader.types.nodes.map((n) => n.iconUrl), loader.types.credentials[0].iconUrl];
+		expect(icons).toHaveLength(4);
+		const files: string[] = [];
+		for (const icon of icons) {
+			expect(icon).toEqual({ light: expect.stringMatching(/\.svg$/), dark: expect.stringMatching(/\.dark\.svg$/) });
+			const { light, dark } = icon as { light: string; dark: string };
+			files.push(light, dark);
+		}
+		for (const file of files) {
+			expect(readText(file.replace(/^icons\/n8n-nodes-messaging-relay\//, ''))).toContain('<svg');
+		}
+	});
+
+	test('every operation has an action and a description', () => {
+		const node = loader.types.nodes.find((n) => n.name === 'messagingRelay')!;
+		const operations = node.properties.filter((p) => p.name === 'operation');
+		expect(operations.length).toBe(3);
+		for (const operation of operations) {
+			for (const option of operation.options as Array<{ action?: string; description?: string }>) {
+				expect(option.action).toBeTruthy();
+				expect(option.description).toBeTruthy();
+			}
+		}
+	});
+});

@@ -1,0 +1,88 @@
+/**
+ * The end-to-end suites' view of the stack their globalSetup started (test/e2e/globalSetup.ts):
+ * its addresses and keys, and the support's clients bound to it, under the short names the
+ * suites use (api, rest, sim, eventually, ...).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import type { RecordedRequest } from '../fixtures/simulator';
+import * as executionList from './executions';
+import { N8nClient } from './n8nClient';
+import { SimClient } from './simClient';
+import * as stackFile from './stack/stackFile';
+import { waitUntil } from './waitUntil';
+import * as workflows from './workflows';
+
+export type { Execution } from './executions';
+export { nodeItems } from './executions';
+export { report } from './report';
+
+/** What the e2e globalSetup always starts: the simulator, the balancer, an artifacts folder. */
+export type E2eStackInfo = stackFile.StackInfo & Required<Pick<stackFile.StackInfo, 'simUrl' | 'balancerUrl' | 'artifacts'>>;
+
+/** The stack as its file says now (a restart changes n8n's pid). */
+export const stackInfo = () => stackFile.readStackFile(stackFile.stackFilePath()) as E2eStackInfo;
+
+export const info = stackInfo();
+
+/** The suites' n8n client (`browser-id: e2e` for the owner's session). */
+export const n8n = new N8nClient(info.n8nUrl, { apiKey: info.apiKey, owner: info.owner, browserId: 'e2e' });
+const simulator = new SimClient(info.simUrl);
+
+export const api = (method: string, path: string, body?: unknown) => n8n.api(method, path, body);
+export const rest = (method: string, path: string, body?: unknown) => n8n.rest(method, path, body);
+export const sessionCookie = () => n8n.sessionCookie();
+
+/** A simulator control route (/__sim + path); its answer's body, whatever the status. */
+export const sim = async (method: string, path: string, body?: unknown) => (await simulator.call<IDataObject>(method, path, body)).body;
+
+export type SimRequest = Omit<RecordedRequest, 'body'> & { body: IDataObject };
+export const simRequests = async (since: number) => (await simulator.requests(since)) as SimRequest[];
+
+/** Polls until `check` holds, for at most `timeoutMs`; its value. */
+export const eventually = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 60_000) =>
+	waitUntil('the condition', check, { timeoutMs, intervalMs: 200 });
+
+/** The newest 250 finished executions of a workflow, with their data. */
+export const executions = async (workflowId: string) => (await executionList.executionsPage(n8n, { workflowId, includeData: true })).data;
+/** Every finished execution of a workflow, with its data, page after page. */
+export const allExecutions = (workflowId: string) => executionList.allExecutions(n8n, { workflowId, includeData: true });
+export const finishedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
+	executionList.finishedExecutions(n8n, workflowId, count, timeoutMs);
+
+/** A Messaging Relay credential for one of the simulator's keys. */
+export const relayCredential = (name: string, apiKey: string, authHeader = 'xApiKey') =>
+	workflows.relayCredential(n8n, name, { baseUrl: info.simUrl, apiKey, authHeader });
+
+export const openAiCredential = (name: string, baseUrl: string) => workflows.openAiCredential(n8n, name, baseUrl);
+
+/** Imports an example workflow with each credential placeholder pointed at the credential of that type; its id. */
+export const importExample = async (example: workflows.WorkflowData, credentials: Record<string, workflows.CredentialRef>) =>
+	(await workflows.importExample(n8n, example, credentials)).id;
+
+/**
+ * A workflow with a Messaging Relay Trigger ("Relay Trigger") on the given key's account (a
+ * credential of its own), optionally followed by a Message → Reply ("Reply"). Not yet published.
+ */
+export async function triggerWorkflow(options: Omit<Parameters<typeof workflows.triggerWorkflowData>[0], 'credential'> & { apiKey: string }) {
+	const credential = await relayCredential(`${options.name} account`, options.apiKey);
+	const workflowId = await workflows.createWorkflow(n8n, workflows.triggerWorkflowData({ ...options, credential }));
+	return { workflowId, credential };
+}
+
+/** The production webhook URL n8n gives a trigger node. */
+export const productionUrl = (webhookId: string) => workflows.productionUrl(info.n8nUrl, webhookId);
+/**
+ * What a lone trigger registers: its production URL marked as a shared registration, with the stamp
+ * that makes each registration's URL its own (docs/shared-webhook.md). A matcher (for toEqual, or
+ * its asymmetricMatch): the stamp is new at every registration.
+ */
+export const registeredUrl = (webhookId: string) => {
+	const exact = `${productionUrl(webhookId)}?relay-share=v1`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	return expect.stringMatching(new RegExp(`^${exact}&reg=[0-9a-f]{12}$`)) as { asymmetricMatch(other: unknown): boolean };
+};
+
+export const readN8nLog = () => stackFile.readN8nLog(stackInfo());
+export const runN8nCli = (args: string[], extraEnv?: Record<string, string>) => stackFile.runN8nCli(stackInfo(), args, extraEnv);
+export const n8nMemoryMb = () => stackFile.n8nMemoryMb(stackInfo());
+export const restartN8n = () => stackFile.restartN8n(stackFile.stackFilePath());

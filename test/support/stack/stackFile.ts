@@ -1,0 +1,97 @@
+/**
+ * A running single-process stack (single.ts) as a JSON file, for whoever did not start it: the
+ * end-to-end suites (jest's globalSetup writes it, each suite reads it), `npm run deliver`
+ * (`npm start` writes it). With it: n8n's log, its memory, its CLI, and a restart.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+
+import type { Owner } from '../n8nClient';
+import type { CredentialRef } from '../workflows';
+import { waitUntil } from '../waitUntil';
+import { alive, memoryMb } from './processes';
+import { cacheRoot } from './runtime';
+
+export interface StackInfo {
+	n8nUrl: string;
+	/** The simulator, unless `npm start` uses a real account. */
+	simUrl?: string;
+	/** The readiness-gated balancer in front of n8n, when there is one (balancer.ts). */
+	balancerUrl?: string;
+	userFolder: string;
+	logFile: string;
+	apiKey: string;
+	owner: Owner;
+	credentials: Record<string, CredentialRef>;
+	workflows: Record<string, { id: string; name: string }>;
+	/** Where a suite keeps its figures and screenshots. */
+	artifacts?: string;
+	env: Record<string, string>;
+	n8nBin: string;
+	nodeBin: string;
+	n8nPid: number;
+}
+
+/** Where `npm start` leaves the file of the stack it runs (removed when it stops). */
+export const NPM_START_STACK_FILE = join(cacheRoot, 'npm-start-stack.json');
+
+/** The file named by RELAY_STACK_FILE (the end-to-end suites set it), else `npm start`'s. */
+export const stackFilePath = (): string => process.env.RELAY_STACK_FILE ?? NPM_START_STACK_FILE;
+
+export function writeStackFile(file: string, info: StackInfo): void {
+	mkdirSync(dirname(file), { recursive: true });
+	// It holds the API key and the owner's password of a local n8n: this user's eyes only.
+	writeFileSync(file, JSON.stringify(info, null, 2), { mode: 0o600 });
+}
+
+export function readStackFile(file = stackFilePath()): StackInfo {
+	if (!existsSync(file)) throw new Error(`No running stack: ${file} does not exist (is \`npm start\` running?)`);
+	return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
+}
+
+export function removeStackFile(file: string): void {
+	rmSync(file, { force: true });
+}
+
+export function readN8nLog(info: StackInfo): string {
+	return readFileSync(info.logFile, 'utf8');
+}
+
+/** Runs the n8n CLI (for example `execute --id 12`) against the same user folder and database. */
+export function runN8nCli(info: StackInfo, args: string[], extraEnv: Record<string, string> = {}) {
+	// Its own task-runner port: the running n8n holds the stack's.
+	const brokerPort = String(Number(info.env.N8N_PORT) + 3);
+	const result = spawnSync(info.nodeBin, [info.n8nBin, ...args], {
+		env: { ...info.env, N8N_RUNNERS_BROKER_PORT: brokerPort, ...extraEnv },
+		encoding: 'utf8',
+		timeout: 300_000,
+		maxBuffer: 256 * 2 ** 20,
+	});
+	return { status: result.status, stdout: result.stdout ?? '', stderr: result.stderr ?? '' };
+}
+
+/** Resident memory of the stack's n8n, in MiB. */
+export const n8nMemoryMb = (info: StackInfo): number => memoryMb(info.n8nPid).rssMb;
+
+/**
+ * Stops n8n (SIGTERM, as a host would) and starts it again on the same user folder and
+ * database, then waits until it answers. The stack file is updated with the new process.
+ */
+export async function restartN8n(file = stackFilePath()): Promise<void> {
+	const info = readStackFile(file);
+	process.kill(info.n8nPid, 'SIGTERM');
+	const stopped = await waitUntil('n8n to stop', () => !alive(info.n8nPid), { timeoutMs: 30_000, intervalMs: 100 }).catch(() => false);
+	if (!stopped) process.kill(info.n8nPid, 'SIGKILL');
+	const log = createWriteStream(info.logFile, { flags: 'a' });
+	const child = spawn(info.nodeBin, [info.n8nBin, 'start'], { env: info.env, stdio: ['ignore', 'pipe', 'pipe'] });
+	child.stdout.pipe(log);
+	child.stderr.pipe(log);
+	child.unref();
+	writeStackFile(file, { ...info, n8nPid: child.pid as number });
+	await waitUntil('n8n to come back after the restart', async () => (await fetch(`${info.n8nUrl}/healthz/readiness`)).ok, {
+		timeoutMs: 300_000,
+		intervalMs: 100,
+		ignoreErrors: true,
+	});
+}
