@@ -98,6 +98,8 @@ interface Attempt {
 	path?: string;
 	/** For a 401: whether the secret it was sent with was still the registered one after the answer. */
 	secretStillRegistered?: boolean;
+	/** The start of the answer's body, so a failure report tells n8n's "starting up" from the trigger's own answers. */
+	answer?: string;
 }
 
 /** The registered URL as the public address reaches it: through the balancer in front of n8n. */
@@ -126,13 +128,14 @@ async function deliver(body: IDataObject, deadline: number): Promise<Attempt[]> 
 					headers: { 'content-type': 'application/json', 'x-service-secret': webhook.secret },
 					body: text,
 				});
-				await response.arrayBuffer();
-				const attempt: Attempt = { start, end: Date.now(), status: response.status, path: new URL(webhook.url).pathname };
+				const answer = (await response.text()).slice(0, 100);
+				const attempt: Attempt = { start, end: Date.now(), status: response.status, path: new URL(webhook.url).pathname, answer };
 				attempts.push(attempt);
 				if (response.status === 401) attempt.secretStillRegistered = (await currentWebhook())?.secret === webhook.secret;
 				if (!retryableStatus(response.status)) return attempts;
-			} catch {
-				attempts.push({ start, end: Date.now(), status: 'refused', path: new URL(webhook.url).pathname });
+			} catch (error) {
+				const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
+				attempts.push({ start, end: Date.now(), status: 'refused', path: new URL(webhook.url).pathname, answer: cause });
 			}
 		}
 		await sleep(pause);
