@@ -6,8 +6,8 @@
  * a delivery sent straight to a starting n8n is acknowledged and never runs. The balancer sends a
  * request to n8n only while its /healthz/readiness answers 200 (checked every 500 ms; one failed
  * check takes it out, one good one puts it back); meanwhile a delivery gets 503, which the
- * service retries. A refused connection (n8n just exited) is answered 503 at once, not retried by
- * HAProxy (see `retries 0`). Timeouts are long enough for a shared-webhook hand-off that waits for a member's
+ * service retries. A refused connection (n8n just exited) is retried by HAProxy itself before it
+ * answers 503. Timeouts are long enough for a shared-webhook hand-off that waits for a member's
  * burst (75 s). Used by the queue-mode stack (in front of the webhook process) and by the
  * single-process end-to-end stack (in front of the n8n that the mixed soak restarts).
  */
@@ -34,13 +34,7 @@ export function balancerConfig({ listenPort, backendPort }: { listenPort: number
 		'  timeout server 180s',
 		'  timeout http-request 30s',
 		'  timeout check 10s',
-		// No retry of a refused connection by HAProxy itself: it waits about a second per retry, and
-		// a restarting n8n listens again within seconds, while its migrations run, answering every
-		// request 200 "n8n is starting up" (abstract-server.js:108-113). A retry that lands there is
-		// acknowledged and never runs (a possible cause of one event the mixed soak lost: dropped,
-		// then 200 after 2 s). Answered 503 at once instead, the sender delivers again, by which time the
-		// readiness check (every 500 ms) has taken the server out until n8n is ready.
-		'  retries 0',
+		'  retries 3',
 		// One connection to n8n per request, closed after its answer. A reused keep-alive connection
 		// would carry new requests into an n8n that has begun to stop (Node's server.close() only
 		// stops new connections), whose answers can die with the process after their runs started
