@@ -4,13 +4,13 @@
  * trigger functions (emitError → publish again, saveFailedExecution, the cron) is stood in
  * here by recorders; the real n8n runs them in test/e2e/watch.e2e.ts.
  */
-import { ExecutionLifecycleHooks, TriggerContext, WorkflowExecute } from 'n8n-core';
-import type { ExecutionError, IDataObject, INodeParameters, IRun, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
-import { createRunExecutionData, sleep } from 'n8n-workflow';
+import { TriggerContext } from 'n8n-core';
+import type { ExecutionError, IDataObject, INodeParameters, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
-import { additionalDataFor, relayCredentials } from '../../support/harness/n8nRuntime';
+import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 let sim: RelaySimulator;
@@ -261,31 +261,7 @@ describe('a test event ("Listen for test event") still reaches the workflow', ()
 		const received = harness.runs[0].events;
 
 		// The manual execution n8n starts next, at the trigger node, through n8n-core's WorkflowExecute.
-		const hooks = new ExecutionLifecycleHooks('manual', 'exec-1', {
-			id: harness.workflow.id,
-			name: 'test',
-			nodes: [harness.node],
-			connections: {},
-			active: false,
-			activeVersionId: null,
-			isArchived: false,
-			createdAt: new Date(),
-			updatedAt: new Date(),
-		});
-		let finished!: (run: IRun) => void;
-		const done = new Promise<IRun>((resolve) => (finished = resolve));
-		hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
-		const execute = new WorkflowExecute(
-			additionalDataFor(relayCredentials(sim.baseUrl), hooks, harness.n8nBaseUrl),
-			'manual',
-			createRunExecutionData({
-				executionData: {
-					nodeExecutionStack: [{ node: harness.node, data: { main: [[{ json: {} as IDataObject }], []] }, source: null }],
-				},
-			}),
-		);
-		await execute.processRunExecutionData(harness.workflow);
-		const run = await done;
+		const run = await executeFrom(harness.workflow, harness.node, [[{ json: {} as IDataObject }], []], relayCredentials(sim.baseUrl), 'manual', harness.n8nBaseUrl);
 		expect(run.data.resultData.error).toBeUndefined();
 		const output = run.data.resultData.runData[harness.node.name][0].data!.main;
 		expect(output[0]!.map((i) => i.json)).toEqual(received);

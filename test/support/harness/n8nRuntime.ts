@@ -187,6 +187,8 @@ export async function executeFrom(
 	startItems: INodeExecutionData[][],
 	credentials: ICredentialDataDecryptedObject,
 	mode: WorkflowExecuteMode,
+	/** n8n's address as the nodes see it (a trigger's webhook URL is built on it). */
+	n8nBaseUrl?: string,
 ): Promise<IRun> {
 	const hooks = new ExecutionLifecycleHooks(mode, 'exec-1', {
 		id: workflow.id,
@@ -205,7 +207,7 @@ export async function executeFrom(
 	const runExecutionData = createRunExecutionData({
 		executionData: { nodeExecutionStack: [{ node: startNode, data: { main: startItems }, source: null }] },
 	});
-	await new WorkflowExecute(additionalDataFor(credentials, hooks), mode, runExecutionData).processRunExecutionData(workflow);
+	await new WorkflowExecute(additionalDataFor(credentials, hooks, n8nBaseUrl), mode, runExecutionData).processRunExecutionData(workflow);
 	return await done;
 }
 
