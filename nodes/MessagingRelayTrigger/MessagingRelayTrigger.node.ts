@@ -14,7 +14,7 @@ import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { combineBurst, isCombining } from './burstMerge';
-import { closeGate, isClosing, openGate } from './closingGate';
+import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
 import { whatArrived, type ReadableDelivery } from './readDelivery';
@@ -102,8 +102,7 @@ export class MessagingRelayTrigger implements INodeType {
 		return {
 			...repair,
 			closeFunction: async () => {
-				closeGate(this);
-				await repair.closeFunction?.();
+				await Promise.all([closeGate(this), repair.closeFunction?.()]);
 			},
 		};
 	}
@@ -117,6 +116,8 @@ export class MessagingRelayTrigger implements INodeType {
 		if (isClosing(this)) {
 			return respond(this, { status: 503, body: { error: 'n8n is stopping this workflow; deliver the event again shortly' }, headers: RETRY });
 		}
+		// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
+		if (this.getMode() !== 'manual') holdUntilAnswered(this);
 		const state = webhookState(this);
 
 		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed

@@ -8,10 +8,13 @@ import { TriggerContext } from 'n8n-core';
 import type { ExecutionError, IDataObject, INodeParameters, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
+import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
+import { waitUntil } from '../../support/waitUntil';
 
 let sim: RelaySimulator;
 beforeAll(async () => {
@@ -249,6 +252,49 @@ describe('while n8n stops the workflow (closingGate.ts)', () => {
 		expect(harness.runs).toHaveLength(1);
 	});
 
+	// n8n's shutdown waits for runs, not for webhook requests: a delivery whose run had started but
+	// whose answer had not been sent was cut off at the exit and delivered again.
+	test('the close function returns only once the deliveries already let in are answered', async () => {
+		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off', combineWithinSeconds: 1 } });
+		// A message held to be combined: its request stays open for the quiet second.
+		let answeredAt = 0;
+		const held = sim.deliver(sample('message.received')).then((answer) => {
+			answeredAt = Date.now();
+			return answer;
+		});
+		await waitUntil('the message to be held', () => heldMessages() === 1, { timeoutMs: 5_000, intervalMs: 10 });
+		expect(answeredAt).toBe(0);
+		const closing = Date.now();
+		await response.closeFunction!();
+		const closedAt = Date.now();
+		expect(answeredAt).toBeGreaterThan(0);
+		expect(answeredAt).toBeLessThanOrEqual(closedAt);
+		expect(closedAt - closing).toBeGreaterThanOrEqual(500);
+		expect((await held).status).toBe(200);
+		expect(harness.runs).toHaveLength(1);
+	});
+
+	test('the wait is bounded: a delivery that stays open longer does not hold up n8n past drainLimits.waitMs', async () => {
+		drainLimits.waitMs = 300;
+		try {
+			const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off', combineWithinSeconds: 2 } });
+			// Its own message id: the previous test's message was combined already, and is not held again.
+			const message = sample('message.received');
+			message.message.id = 'wamid.drain-bound';
+			const held = sim.deliver(message);
+			await waitUntil('the message to be held', () => heldMessages() === 1, { timeoutMs: 5_000, intervalMs: 10 });
+			const closing = Date.now();
+			await response.closeFunction!();
+			const waited = Date.now() - closing;
+			expect(waited).toBeGreaterThanOrEqual(250);
+			expect(waited).toBeLessThan(1500);
+			// The held delivery is still answered when its burst is released.
+			expect((await held).status).toBe(200);
+			expect(harness.runs).toHaveLength(1);
+		} finally {
+			drainLimits.waitMs = 20_000;
+		}
+	});
 });
 
 describe('a test event ("Listen for test event") still reaches the workflow', () => {
