@@ -15,7 +15,7 @@ import { isManagedElsewhere } from './managedSecret';
  *   and :78), and adds trigger() nodes only on the leader (active-workflow-manager.js:699-701):
  *   in queue mode and multi-main exactly one main checks. Unpublishing deregisters the cron
  *   (active-workflow-triggers.js:209).
- * - A lost registration is handed to n8n with `emitError`: n8n removes the trigger, and 1 s
+ * - A lost or inactive (`active: false`) registration is handed to n8n with `emitError`: n8n removes the trigger, and 1 s
  *   later publishes the workflow again (active-workflow-manager.js:230-241, 540-592), which runs
  *   checkExists → create (a new PUT) and saves the new secret to the database
  *   (active-workflow-manager.js:170 and :433). The repair does not PUT itself: a secret stored
@@ -51,6 +51,16 @@ function cronFor(interval: string): CronExpression | undefined {
 	}
 }
 
+/** What the log and the error say for each registration the repair registers again. */
+const REPAIRED = {
+	lost: ['the service lost the webhook registration', "The Messaging Relay service no longer has this trigger's webhook registration"],
+	inactive: [
+		'the service marked the webhook registration inactive',
+		"The Messaging Relay service marked this trigger's webhook inactive (it delivers no events to it)",
+	],
+	'not listed': ["the account's shared webhook no longer lists this trigger", "The account's shared webhook no longer lists this trigger"],
+} as const;
+
 /**
  * The entry point for `trigger()` of a published trigger: schedules the check and returns the
  * trigger response. In manual mode (a test event) it is not called; see testEventPassThrough.
@@ -71,16 +81,14 @@ export function startRegistrationRepair(this: ITriggerFunctions): ITriggerRespon
 		try {
 			const result = await checkRegistration.call(this);
 			if (stopped) return;
-			if (result.kind === 'lost' || result.kind === 'not listed') {
+			if (result.kind === 'lost' || result.kind === 'inactive' || result.kind === 'not listed') {
 				stopped = true;
-				const what = result.kind === 'lost' ? 'the service lost the webhook registration' : 'the account\'s shared webhook no longer lists this trigger';
+				const [what, message] = REPAIRED[result.kind];
 				this.logger.warn(`Messaging Relay Trigger "${node.name}": ${what}; publishing the workflow again to register it`);
 				this.emitError(
 					new NodeOperationError(
 						node,
-						result.kind === 'lost'
-							? 'The Messaging Relay service no longer has this trigger\'s webhook registration'
-							: 'The account\'s shared webhook no longer lists this trigger',
+						message,
 						{
 							description:
 								'n8n publishes the workflow again in a moment, which registers the webhook again (the other workflows of the account keep receiving). Events the service tried to deliver to this workflow in the meantime were not received.',

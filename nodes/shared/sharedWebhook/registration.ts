@@ -193,6 +193,8 @@ export async function isRegistered(context: ShareContext, me: Me): Promise<boole
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	if (!current || !registration) return false;
+	// Inactive: publishing registers it again (checkRegistration's repair goes through here).
+	if (current.active === false) return false;
 	if (registration.holderPath === pathOf(me.url)) {
 		return Boolean(state.webhookSecret) && state.webhookUrl === current.url;
 	}
@@ -245,6 +247,8 @@ export async function takeOver(context: ShareContext, me: Me, leaving: string): 
 export type RegistrationCheck =
 	| { kind: 'intact' }
 	| { kind: 'lost' }
+	/** The service keeps this trigger's registration but marked it `active: false`: register again. */
+	| { kind: 'inactive' }
 	/** The account's shared webhook (same API key) no longer lists this trigger: join again. */
 	| { kind: 'not listed' }
 	| { kind: 'elsewhere'; url: string }
@@ -252,7 +256,7 @@ export type RegistrationCheck =
 
 /**
  * One look at the account's webhook (docs/shared-webhook.md, "Repair"). Every published trigger
- * of the account checks for itself; `lost` and `not listed` are repaired by joining again (n8n
+ * of the account checks for itself; `lost`, `inactive` and `not listed` are repaired by joining again (n8n
  * publishes the workflow again), anything that is not this n8n's shared webhook of this account
  * key is only reported. trigger() gets no webhook URL from n8n: the URL is the one the lifecycle
  * stored at publish time.
@@ -268,7 +272,9 @@ export async function checkRegistration(this: ITriggerFunctions): Promise<Regist
 	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
 	if (registration?.shared && registration.origin === own.origin) {
 		const listed = (!registration.holderTest && registration.holderPath === own.pathname) || registration.members.includes(own.pathname);
-		if (listed) return { kind: 'intact' };
+		// An inactive webhook gets no deliveries (a service may deactivate one after failures):
+		// registering it again is the one thing a PUT is documented to do (spec, PUT /v1/webhook).
+		if (listed) return current.active === false ? { kind: 'inactive' } : { kind: 'intact' };
 		// Joining again only makes sense when the holder is a trigger of this account key.
 		const answer = await ping(this, shareKey, registration.holderUrl);
 		if (answer.kind === 'member') return { kind: 'not listed' };

@@ -132,6 +132,27 @@ test('a registration the service lost is handed to n8n, whose publishing registe
 	expect(harness.runs).toHaveLength(1);
 });
 
+test('a registration the service marked inactive (active: false) is repaired the same way: published again, active, and the next delivery runs', async () => {
+	const { harness, tick, emitted, failed } = await publish();
+	const inactiveSecret = sim.webhook!.secret;
+	sim.webhook = { ...sim.webhook!, active: false };
+	sim.requests = [];
+	await tick();
+	expect(calls()).toEqual(['GET /v1/webhook']);
+	expect(emitted.map((e) => e.message)).toEqual(["The Messaging Relay service marked this trigger's webhook inactive (it delivers no events to it)"]);
+	expect(failed).toEqual([]);
+	await tick();
+	expect(emitted).toHaveLength(1);
+
+	// n8n publishes again: checkExists says no for an inactive registration, create PUTs it.
+	await harness.activate();
+	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl, active: true });
+	expect(sim.webhook!.secret).not.toBe(inactiveSecret);
+	expect(harness.stored.webhookSecret).toBe(sim.webhook!.secret);
+	expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+	expect(harness.runs).toHaveLength(1);
+});
+
 test('a webhook pointed elsewhere is reported once per URL as a failed execution, never taken over', async () => {
 	const { tick, emitted, failed } = await publish();
 	sim.webhook = { url: 'https://crm.example.com/hook', active: true, secret: 'theirs' };
