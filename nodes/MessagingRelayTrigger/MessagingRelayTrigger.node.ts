@@ -137,7 +137,7 @@ export class MessagingRelayTrigger implements INodeType {
 
 		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 		//    first, a member recognises a forward of an event it already ran.
-		const shared = await shareDelivery(this, state, caller.kind, arrival, runsNow);
+		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown') }, runsNow);
 		if (shared.kind === 'ran before') return acknowledged(shared.reason);
 		if (shared.kind === 'retry later') {
 			const own = shared.runSelf ? await emit(this, delivery) : {};

@@ -1,6 +1,7 @@
 import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
+import { askWhatWasMissed, confirmReported } from '../shared/sharedWebhook/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registration';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
 import { isManagedElsewhere } from './managedSecret';
@@ -21,6 +22,8 @@ import { isManagedElsewhere } from './managedSecret';
  *   (active-workflow-manager.js:170 and :433). The repair does not PUT itself: a secret stored
  *   from trigger() would stay in memory, and webhook() reads the workflow (and the secret) from
  *   the database on every delivery (live-webhooks.js:105-117), so it would refuse every event.
+ * - A member that the holder set aside (it could not take events for a while) learns here what it
+ *   missed, and reports it as a failed execution of its workflow (missedReport.ts).
  * - A webhook that points anywhere else (another system, another workflow, this node's test URL)
  *   is reported as a failed execution (`saveFailedExecution`, which also runs the error
  *   workflow; the workflow stays published), once per URL, and never taken over.
@@ -70,7 +73,17 @@ export function startRegistrationRepair(this: ITriggerFunctions): ITriggerRespon
 	const expression = cronFor(interval);
 	if (isManagedElsewhere(this) || !expression) return {};
 
-	const node = this.getNode();
+	const repair = registrationCheck(this);
+	this.helpers.registerCron({ expression }, () => void repair.check());
+	return {
+		// n8n removes the cron itself when the workflow is unpublished; this stops a check in flight.
+		closeFunction: async () => repair.stop(),
+	};
+}
+
+/** One published trigger's check, with what it remembers between ticks (what it already reported). */
+export function registrationCheck(context: ITriggerFunctions): { check: () => Promise<void>; stop: () => void } {
+	const node = context.getNode();
 	let stopped = false;
 	let checking = false;
 	let reportedUrl: string | undefined;
@@ -79,13 +92,14 @@ export function startRegistrationRepair(this: ITriggerFunctions): ITriggerRespon
 		if (stopped || checking) return;
 		checking = true;
 		try {
-			const result = await checkRegistration.call(this);
+			let holderUrl: string | undefined;
+			const result = await checkRegistration.call(context, (url) => (holderUrl = url));
 			if (stopped) return;
 			if (result.kind === 'lost' || result.kind === 'inactive' || result.kind === 'not listed') {
 				stopped = true;
 				const [what, message] = REPAIRED[result.kind];
-				this.logger.warn(`Messaging Relay Trigger "${node.name}": ${what}; publishing the workflow again to register it`);
-				this.emitError(
+				context.logger.warn(`Messaging Relay Trigger "${node.name}": ${what}; publishing the workflow again to register it`);
+				context.emitError(
 					new NodeOperationError(
 						node,
 						message,
@@ -98,7 +112,7 @@ export function startRegistrationRepair(this: ITriggerFunctions): ITriggerRespon
 			} else if (result.kind === 'elsewhere') {
 				if (result.url === reportedUrl) return;
 				reportedUrl = result.url;
-				this.saveFailedExecution(
+				context.saveFailedExecution(
 					new NodeOperationError(node, `The account's webhook now points at ${result.url}, not at this trigger`, {
 						description:
 							'Someone or something set the account\'s one webhook to another URL, so this workflow receives no events. The trigger does not take it over. To receive events here again, publish this workflow again with "Replace Existing Webhook" on (the receiver at that URL then stops getting events).',
@@ -106,20 +120,42 @@ export function startRegistrationRepair(this: ITriggerFunctions): ITriggerRespon
 				);
 			} else {
 				reportedUrl = undefined;
+				if (holderUrl) await reportMissedEvents(context, holderUrl);
 			}
 		} catch (error) {
 			// The service did not answer (5xx, network, 429 beyond the waits): try at the next tick.
-			this.logger.warn(`Messaging Relay Trigger "${node.name}": could not check the webhook registration: ${(error as Error).message}`);
+			context.logger.warn(`Messaging Relay Trigger "${node.name}": could not check the webhook registration: ${(error as Error).message}`);
 		} finally {
 			checking = false;
 		}
 	};
 
-	this.helpers.registerCron({ expression }, () => void check());
 	return {
-		// n8n removes the cron itself when the workflow is unpublished; this stops a check in flight.
-		closeFunction: async () => {
+		check,
+		stop: () => {
 			stopped = true;
 		},
 	};
+}
+
+/**
+ * What this workflow missed while the holder had it set aside (memberHealth.ts), as a failed
+ * execution of the workflow: visible in its executions list, and it runs the error workflow.
+ */
+async function reportMissedEvents(context: ITriggerFunctions, holderUrl: string) {
+	const missed = await askWhatWasMissed(context, holderUrl);
+	if (!missed) return;
+	const types = Object.entries(missed.types ?? {})
+		.sort(([, a], [, b]) => b - a)
+		.map(([type, count]) => `${type} × ${count}`);
+	if (missed.uncounted > 0) types.push(`${missed.uncounted} more of types not kept`);
+	const from = new Date(missed.firstAt).toISOString();
+	const to = new Date(missed.lastAt).toISOString();
+	context.saveFailedExecution(
+		new NodeOperationError(context.getNode(), `This workflow missed ${missed.count} event(s) while it could not take them (${from} to ${to}): ${types.join(', ')}`, {
+			description:
+				"Its trigger failed to take the events forwarded to it for too long (an error or no answer: for example a deleted credential or a failing node), so the account's shared webhook went on without it: the other workflows received these events, and the service was told they were received and will not send them again. It takes events again since it answers. To have them, fetch them from their source or replay them.",
+		}),
+	);
+	await confirmReported(context, holderUrl, missed.upTo);
 }

@@ -1,6 +1,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { holderLedger } from './deliveryLedger';
+import { failedHandoff, isSetAside, missedEvent, setAsideLimits, tookHandoff } from './memberHealth';
 import { sendHandoff } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';
 import type { WebhookState } from './webhookState';
@@ -21,12 +22,16 @@ export interface FanOutResult {
 	selfAlreadyRan: boolean;
 }
 
-/** `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts). */
+/**
+ * `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts), `eventType`
+ * what a set-aside member is told it missed (memberHealth.ts).
+ */
 export async function fanOut(
 	context: IWebhookFunctions,
 	state: WebhookState,
 	rawBody: string,
 	id: string,
+	eventType: string,
 	willRunSelf: boolean,
 ): Promise<FanOutResult> {
 	const registration = state.webhookUrl ? parseRegistration(state.webhookUrl) : undefined;
@@ -38,15 +43,34 @@ export async function fanOut(
 	const earlier = holderLedger.find(context, state, id);
 	const alreadyRan = new Set(earlier?.ran ?? []);
 	const toSend = targets.filter((path) => !alreadyRan.has(path));
+	// A set-aside member is offered the event once, briefly; its failure is a miss, not a 503.
+	const setAside = new Set(toSend.filter((path) => isSetAside(context, state, path)));
 	const answers = await Promise.all(
-		toSend.map(async (path) => await sendHandoff(context, key, 'event', `${registration.origin}${path}`, rawBody)),
+		toSend.map(async (path) => {
+			const once = setAside.has(path) ? { timeoutMs: setAsideLimits.offerTimeoutMs } : undefined;
+			return await sendHandoff(context, key, 'event', `${registration.origin}${path}`, rawBody, once);
+		}),
 	);
 
 	const failed: string[] = [];
 	answers.forEach((answer, i) => {
-		if (answer.kind === 'member') alreadyRan.add(toSend[i]);
-		else if (answer.kind === 'unavailable') failed.push(toSend[i]);
-		else if (answer.kind === 'stranger') {
+		const path = toSend[i];
+		if (answer.kind === 'member') {
+			alreadyRan.add(path);
+			tookHandoff(context, state, path);
+		} else if (answer.kind === 'unavailable') {
+			const health = failedHandoff(context, state, path);
+			if (!health.setAside) {
+				failed.push(path);
+				return;
+			}
+			missedEvent(context, state, path, id, eventType);
+			if (health.justNow) {
+				context.logger.warn(
+					`Messaging Relay Trigger: the trigger at ${path} could not take events for ${Math.round(setAsideLimits.spanMs / 1000)} s (${setAsideLimits.failures} failed hand-offs); it is set aside: the service is answered without it, and what it misses is reported in its workflow.`,
+				);
+			}
+		} else if (answer.kind === 'stranger') {
 			context.logger.warn(
 				`Messaging Relay Trigger: the trigger at ${toSend[i]} refused a forwarded event (HTTP ${answer.statusCode}); it uses another API key or another n8n. It is skipped.`,
 			);

@@ -24,7 +24,7 @@ export type PeerAnswer =
  * Within" answers a held message only once its combined execution is saved, at most 60 s after
  * the burst's first message (burstMerge.ts, burstLimits.maxHoldMs).
  */
-const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000 };
+const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000, missed: 3_000 };
 /** Pauses before the 2nd and 3rd try of an event forward. */
 export const FORWARD_PAUSES_MS = [200, 800];
 
@@ -42,6 +42,7 @@ async function sendOnce(
 	op: ShareOp,
 	url: string,
 	body: string,
+	timeoutMs: number,
 ): Promise<PeerAnswer> {
 	const targetPath = new URL(url).pathname;
 	const { headers, nonce } = signHandoff(key, op, targetPath, body);
@@ -57,11 +58,11 @@ async function sendOnce(
 			encoding: 'text',
 			returnFullResponse: true,
 			ignoreHttpStatusErrors: true,
-			timeout: TIMEOUTS_MS[op],
+			timeout: timeoutMs,
 		})) as IN8nHttpFullResponse;
 	} catch {
 		// The error object carries the request config (our signature); only the fact is kept.
-		return { kind: 'unavailable', timedOut: Date.now() - started >= TIMEOUTS_MS[op] * 0.95 };
+		return { kind: 'unavailable', timedOut: Date.now() - started >= timeoutMs * 0.95 };
 	}
 	const { statusCode } = response;
 	const parsed = parseJson(typeof response.body === 'string' ? response.body : '');
@@ -77,7 +78,8 @@ async function sendOnce(
 /**
  * One signed hand-off; events are tried up to three times while the member refuses the
  * connection or answers 5xx. A member that let a forward time out is not tried again at once:
- * the service's redelivery (503 from the holder) comes back to it.
+ * the service's redelivery (503 from the holder) comes back to it. `once`: a single try with
+ * this time-out (an event offered to a set-aside member, memberHealth.ts).
  */
 export async function sendHandoff(
 	context: ShareContext,
@@ -85,13 +87,15 @@ export async function sendHandoff(
 	op: ShareOp,
 	url: string,
 	body: string,
+	once?: { timeoutMs: number },
 ): Promise<PeerAnswer> {
-	const pauses = op === 'event' ? FORWARD_PAUSES_MS : [];
-	let answer = await sendOnce(context, key, op, url, body);
+	const timeoutMs = once?.timeoutMs ?? TIMEOUTS_MS[op];
+	const pauses = op === 'event' && !once ? FORWARD_PAUSES_MS : [];
+	let answer = await sendOnce(context, key, op, url, body, timeoutMs);
 	for (const pause of pauses) {
 		if (answer.kind !== 'unavailable' || answer.timedOut) break;
 		await sleep(pause);
-		answer = await sendOnce(context, key, op, url, body);
+		answer = await sendOnce(context, key, op, url, body, timeoutMs);
 	}
 	return answer;
 }

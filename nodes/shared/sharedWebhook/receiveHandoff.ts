@@ -1,12 +1,14 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { forgetMissed, missedSummary } from './memberHealth';
 import { takeOver } from './registration';
 import { proofFor, verifyHandoff } from './signedHandoff';
 import type { WebhookState } from './webhookState';
 
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
- * Either it is answered here (`answer`: a 401 for anything unverified, a ping, a takeover), or
+ * Either it is answered here (`answer`: a 401 for anything unverified, a ping, a takeover, a
+ * set-aside member's question about what it missed), or
  * it is a verified forwarded event that the trigger then handles like a service delivery.
  */
 export type HandoffOutcome = ({ kind: 'answer' } & Answer) | { kind: 'event' };
@@ -38,6 +40,7 @@ export async function receiveHandoff(
 	const proof = proofFor(state.shareKey, check.nonce, ownPath);
 	if (check.op === 'event') return { kind: 'event' };
 	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
+	if (check.op === 'missed') return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
 
 	// takeover. A test listener's static data is not saved by n8n: it must never hold the registration.
 	if (isTest) return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
@@ -52,4 +55,15 @@ export async function receiveHandoff(
 	} catch (error) {
 		return { kind: 'answer', status: 502, body: { error: `Could not take over: ${(error as Error).message}` } };
 	}
+}
+
+/**
+ * A member asks what it missed while it was set aside (`{"member": path}`), or tells that it
+ * reported them up to a time (`{"member": path, "reportedUpTo": ms}`): memberHealth.ts.
+ */
+function answerMissed(context: IWebhookFunctions, state: WebhookState): IDataObject {
+	const { member, reportedUpTo } = context.getBodyData() as { member?: unknown; reportedUpTo?: unknown };
+	if (typeof member !== 'string' || !member.startsWith('/')) return { missed: null };
+	if (typeof reportedUpTo === 'number') forgetMissed(context, state, member, reportedUpTo);
+	return { missed: missedSummary(context, state, member) ?? null };
 }

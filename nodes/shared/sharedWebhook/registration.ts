@@ -259,9 +259,10 @@ export type RegistrationCheck =
  * of the account checks for itself; `lost`, `inactive` and `not listed` are repaired by joining again (n8n
  * publishes the workflow again), anything that is not this n8n's shared webhook of this account
  * key is only reported. trigger() gets no webhook URL from n8n: the URL is the one the lifecycle
- * stored at publish time.
+ * stored at publish time. `whenMember` is told the holder's URL when this trigger is a listed
+ * member (missedReport.ts asks the holder there).
  */
-export async function checkRegistration(this: ITriggerFunctions): Promise<RegistrationCheck> {
+export async function checkRegistration(this: ITriggerFunctions, whenMember?: (holderUrl: string) => void): Promise<RegistrationCheck> {
 	const { shareKey, ownUrl } = webhookState(this);
 	// Never published by this version of the node (or its static data is gone): nothing to compare.
 	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
@@ -272,6 +273,7 @@ export async function checkRegistration(this: ITriggerFunctions): Promise<Regist
 	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
 	if (registration?.shared && registration.origin === own.origin) {
 		const listed = (!registration.holderTest && registration.holderPath === own.pathname) || registration.members.includes(own.pathname);
+		if (listed && registration.holderPath !== own.pathname) whenMember?.(registration.holderUrl);
 		// An inactive webhook gets no deliveries (a service may deactivate one after failures):
 		// registering it again is the one thing a PUT is documented to do (spec, PUT /v1/webhook).
 		if (listed) return current.active === false ? { kind: 'inactive' } : { kind: 'intact' };

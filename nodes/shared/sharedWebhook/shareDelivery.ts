@@ -21,14 +21,14 @@ export type SharedOutcome =
 const GO_ON: SharedOutcome = { kind: 'go on' };
 
 /**
- * `from`: who delivered it (whoIsCalling.ts); `runsNow`: this trigger starts its execution now
+ * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id and event type; `runsNow`: this trigger starts its execution now
  * (it wants the event and does not hold it in a burst).
  */
 export async function shareDelivery(
 	context: IWebhookFunctions,
 	state: WebhookState,
 	from: 'service' | 'trigger',
-	delivery: { text: string; id: string },
+	delivery: { text: string; id: string; type: string },
 	runsNow: boolean,
 ): Promise<SharedOutcome> {
 	if (from === 'trigger') {
@@ -41,7 +41,7 @@ export async function shareDelivery(
 	}
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
 	if (!state.webhookUrl) return GO_ON;
-	const shared = await fanOut(context, state, delivery.text, delivery.id, runsNow);
+	const shared = await fanOut(context, state, delivery.text, delivery.id, delivery.type, runsNow);
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
 	if (shared.retryLater) return { kind: 'retry later', runSelf: runsNow && !shared.selfAlreadyRan };
 	if (shared.selfAlreadyRan) return { kind: 'ran before', reason: 'already ran at an earlier delivery' };

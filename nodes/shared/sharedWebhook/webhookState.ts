@@ -20,6 +20,8 @@ export interface WebhookState extends IDataObject {
 	pending?: Record<string, LedgerEntry>;
 	/** A member: forwarded events it ran recently (deliveryLedger.ts). */
 	taken?: Record<string, LedgerEntry>;
+	/** The holder: members that failed hand-offs or were set aside, by path (memberHealth.ts). */
+	members?: Record<string, MemberRecord>;
 }
 
 /** One delivery in a record of deliveries (deliveryLedger.ts), under its delivery id. */
@@ -28,6 +30,24 @@ export interface LedgerEntry extends IDataObject {
 	at: number;
 	/** The holder's record: who already ran it (member paths; the holder itself as `self`). */
 	ran?: string[];
+}
+
+/** One member in the holder's record of members (memberHealth.ts), under its path. */
+export interface MemberRecord extends IDataObject {
+	/** When this member's state was last written (ms since epoch): the newest write wins. */
+	changedAt: number;
+	/** Failed hand-offs in the current run of failures (0: taking events). */
+	failures: number;
+	/** The first failure of that run. */
+	since?: number;
+	/** When it was set aside, if it is. */
+	setAsideAt?: number;
+	/** Events it missed while set aside: delivery id → [event type, time]. */
+	missed?: Record<string, [string, number]>;
+	/** Missed events beyond `setAsideLimits.missedKept` (memberHealth.ts), counted only (the newest write's count). */
+	missedUncounted?: number;
+	/** Misses up to this time were reported to the member and are forgotten. */
+	clearedUpTo?: number;
 }
 
 export function webhookState(context: { getWorkflowStaticData(type: string): IDataObject }): WebhookState {
@@ -51,6 +71,7 @@ export function forgetHolder(state: WebhookState) {
 	delete state.webhookUrl;
 	delete state.webhookSecret;
 	delete state.pending;
+	delete state.members;
 }
 
 /** This node left the account's webhook (unpublished, or its test listener ended). */

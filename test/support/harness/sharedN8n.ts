@@ -15,6 +15,7 @@
  */
 import { HookContext, TriggerContext, WebhookContext } from 'n8n-core';
 import type {
+	ExecutionError,
 	IDataObject,
 	INode,
 	INodeExecutionData,
@@ -28,6 +29,7 @@ import type {
 import { sleep, Workflow } from 'n8n-workflow';
 
 import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
+import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
@@ -154,6 +156,30 @@ export class SharedWorkflow {
 		};
 		const context = new TriggerContext(workflow, this.node, this.additionalData(), 'trigger', 'activate', refuse, refuse, refuse);
 		return await checkRegistration.call(context as unknown as ITriggerFunctions);
+	}
+
+	/**
+	 * One tick of the published trigger's registration check as its cron runs it, with n8n's
+	 * emitError and saveFailedExecution recorded (registrationRepair.ts).
+	 */
+	async registrationCheckTick(): Promise<{ emitted: Error[]; failed: ExecutionError[] }> {
+		const workflow = this.load(false);
+		const emitted: Error[] = [];
+		const failed: ExecutionError[] = [];
+		const context = new TriggerContext(
+			workflow,
+			this.node,
+			this.additionalData(),
+			'trigger',
+			'activate',
+			() => {
+				throw new Error('a check never starts an execution');
+			},
+			(error) => emitted.push(error),
+			(error) => failed.push(error),
+		);
+		await registrationCheck(context as unknown as ITriggerFunctions).check();
+		return { emitted, failed };
 	}
 
 	/** Publish (or n8n's start, activation `init`): the route exists before create runs. */

@@ -1,0 +1,139 @@
+import type { IDataObject } from 'n8n-workflow';
+
+import { processKey, type ListenerContext } from '../processKey';
+import type { MemberRecord, WebhookState } from './webhookState';
+
+/**
+ * The holder's view of each member's ability to take forwarded events, and what a member that
+ * was set aside missed (docs/shared-webhook.md, "A member that cannot take events for long").
+ *
+ * Kept like the delivery records (deliveryLedger.ts): in the workflow's static data and in this
+ * process's memory, merged on every read, because n8n saves each webhook request's whole copy of
+ * static data and concurrent requests overwrite each other. Nothing is ever deleted by a write
+ * that an older copy could undo: the state of a member is the newest write (`changedAt`), and
+ * forgetting reported misses is a time (`clearedUpTo`) that only grows.
+ */
+
+/** The bound and its costs. An object rather than constants so the tests can shorten them. */
+export const setAsideLimits = {
+	/** Failed hand-offs (each after its own tries) before a member is set aside… */
+	failures: 3,
+	/** …spanning at least this long from the first of them. */
+	spanMs: 2 * 60_000,
+	/** A set-aside member is offered each event once, with this time-out. */
+	offerTimeoutMs: 3_000,
+	/** Missed events kept per member with their id and type; beyond that only counted. */
+	missedKept: 500,
+};
+
+
+/** What a set-aside member is told it missed (the `missed` hand-off). */
+export interface MissedSummary extends IDataObject {
+	count: number;
+	/** Per event type, of the misses kept with their type. */
+	types: Record<string, number>;
+	/** Misses beyond those, counted only. */
+	uncounted: number;
+	firstAt: number;
+	lastAt: number;
+	/** Report up to this time; the member sends it back to have them forgotten. */
+	upTo: number;
+}
+
+const inMemory = new Map<string, Record<string, MemberRecord>>();
+
+function mergeRecord(a: MemberRecord | undefined, b: MemberRecord | undefined): MemberRecord | undefined {
+	if (!a || !b) return a ?? b;
+	const [newer, older] = a.changedAt >= b.changedAt ? [a, b] : [b, a];
+	const clearedUpTo = Math.max(a.clearedUpTo ?? 0, b.clearedUpTo ?? 0);
+	const missed: Record<string, [string, number]> = {};
+	for (const [id, miss] of [...Object.entries(older.missed ?? {}), ...Object.entries(newer.missed ?? {})]) {
+		if (miss[1] > clearedUpTo) missed[id] = miss;
+	}
+	const merged: MemberRecord = { ...newer, missed };
+	if (clearedUpTo > 0) merged.clearedUpTo = clearedUpTo;
+	if (Object.keys(missed).length === 0) delete merged.missed;
+	return merged;
+}
+
+function read(context: ListenerContext, state: WebhookState, path: string): MemberRecord | undefined {
+	return mergeRecord(inMemory.get(processKey(context))?.[path], state.members?.[path]);
+}
+
+function write(context: ListenerContext, state: WebhookState, path: string, record: MemberRecord) {
+	const key = processKey(context);
+	const memory = inMemory.get(key) ?? {};
+	memory[path] = record;
+	inMemory.set(key, memory);
+	state.members = { ...(state.members ?? {}), [path]: mergeRecord(state.members?.[path], record)! };
+}
+
+/** Whether the holder currently sets this member aside (one short try, misses instead of 503). */
+export function isSetAside(context: ListenerContext, state: WebhookState, path: string): boolean {
+	return read(context, state, path)?.setAsideAt !== undefined;
+}
+
+/** The member took a hand-off: it is taking events again. Writes only if it was not. */
+export function tookHandoff(context: ListenerContext, state: WebhookState, path: string, now = Date.now()) {
+	const record = read(context, state, path);
+	if (!record || (record.failures === 0 && record.setAsideAt === undefined)) return;
+	const kept: MemberRecord = { ...record, failures: 0, changedAt: now };
+	delete kept.since;
+	delete kept.setAsideAt;
+	write(context, state, path, kept);
+}
+
+/**
+ * A hand-off to the member failed after its tries. Returns whether the member is (now) set aside:
+ * then the event counts as missed for it (`missedEvent`), not as a reason to answer 503.
+ */
+export function failedHandoff(context: ListenerContext, state: WebhookState, path: string, now = Date.now()): { setAside: boolean; justNow: boolean } {
+	const record = read(context, state, path) ?? { changedAt: now, failures: 0 };
+	if (record.setAsideAt !== undefined) return { setAside: true, justNow: false };
+	const failures = record.failures + 1;
+	const since = record.failures > 0 && record.since !== undefined ? record.since : now;
+	const setAside = failures >= setAsideLimits.failures && now - since >= setAsideLimits.spanMs;
+	write(context, state, path, { ...record, failures, since, changedAt: now, ...(setAside ? { setAsideAt: now } : {}) });
+	return { setAside, justNow: setAside };
+}
+
+/** A set-aside member did not take this event: it is recorded as missed for it. */
+export function missedEvent(context: ListenerContext, state: WebhookState, path: string, id: string, type: string, now = Date.now()) {
+	const record = read(context, state, path) ?? { changedAt: now, failures: 0 };
+	const missed = { ...(record.missed ?? {}) };
+	let uncounted = record.missedUncounted ?? 0;
+	if (missed[id] === undefined) {
+		if (Object.keys(missed).length < setAsideLimits.missedKept) missed[id] = [type, now];
+		else uncounted += 1;
+	}
+	write(context, state, path, { ...record, missed, ...(uncounted > 0 ? { missedUncounted: uncounted } : {}), changedAt: Math.max(record.changedAt, now) });
+}
+
+/** What the member at `path` missed and was not told yet, or undefined. */
+export function missedSummary(context: ListenerContext, state: WebhookState, path: string, now = Date.now()): MissedSummary | undefined {
+	const record = read(context, state, path);
+	const misses = Object.values(record?.missed ?? {});
+	const uncounted = record?.missedUncounted ?? 0;
+	if (misses.length === 0 && uncounted === 0) return undefined;
+	const types: Record<string, number> = {};
+	for (const [type] of misses) types[type] = (types[type] ?? 0) + 1;
+	const times = misses.map(([, at]) => at);
+	return {
+		count: misses.length + uncounted,
+		types,
+		uncounted,
+		firstAt: times.length ? Math.min(...times) : now,
+		lastAt: times.length ? Math.max(...times) : now,
+		upTo: times.length ? Math.max(...times) : now,
+	};
+}
+
+/** The member reported its misses up to `upTo`: forget them (and the uncounted ones). */
+export function forgetMissed(context: ListenerContext, state: WebhookState, path: string, upTo: number) {
+	const record = read(context, state, path);
+	if (!record) return;
+	const missed = Object.fromEntries(Object.entries(record.missed ?? {}).filter(([, [, at]]) => at > upTo));
+	const kept: MemberRecord = { ...record, missed, clearedUpTo: Math.max(record.clearedUpTo ?? 0, upTo), changedAt: Math.max(record.changedAt + 1, Date.now()) };
+	delete kept.missedUncounted;
+	write(context, state, path, kept);
+}
