@@ -154,7 +154,7 @@ async function reportMissedEvents(context: ITriggerFunctions, holderUrl: string)
 	context.saveFailedExecution(
 		new NodeOperationError(context.getNode(), `This workflow missed ${missed.count} event(s) while it could not take them (${from} to ${to}): ${types.join(', ')}`, {
 			description:
-				"Its trigger failed to take the events forwarded to it for too long (an error or no answer: for example a deleted credential or a failing node), so the account's shared webhook went on without it: the other workflows received these events, and the service was told they were received and will not send them again. It takes events again since it answers. To have them, fetch them from their source or replay them.",
+				"Its trigger failed to take the events forwarded to it for too long (an error or no answer: for example an expression in its trigger that fails), so the account's shared webhook went on without it: the other workflows received these events, and the service was told they were received and will not send them again. It takes events again since it answers. To have them, fetch them from their source or replay them.",
 		}),
 	);
 	await confirmReported(context, holderUrl, missed.upTo);

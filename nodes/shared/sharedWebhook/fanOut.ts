@@ -57,7 +57,9 @@ export async function fanOut(
 		const path = toSend[i];
 		if (answer.kind === 'member') {
 			alreadyRan.add(path);
-			tookHandoff(context, state, path);
+			// Only an event it wanted shows it can take events again: one it ignores (another
+			// type, a filter) says nothing about the ones that fail.
+			if (!ignoredIt(answer.body)) tookHandoff(context, state, path);
 		} else if (answer.kind === 'unavailable') {
 			const health = failedHandoff(context, state, path);
 			if (!health.setAside) {
@@ -90,4 +92,13 @@ export async function fanOut(
 	}
 	if (earlier) holderLedger.forget(context, state, id);
 	return { retryLater: false, selfAlreadyRan };
+}
+
+/**
+ * Whether a member's 200 says it did not want the event (`"ignored"` with its reason, from its
+ * Events or filters), as opposed to running it now or having run it before ("already ran …").
+ */
+function ignoredIt(body: unknown): boolean {
+	const ignored = (body as { ignored?: unknown } | undefined)?.ignored;
+	return typeof ignored === 'string' && !ignored.startsWith('already ran');
 }

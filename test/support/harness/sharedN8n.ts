@@ -55,8 +55,11 @@ export class SharedWorkflow {
 
 	testListening = false;
 
-	/** Answer the next N requests to the production URL with this status instead of running. */
-	failNext: { status: number; times: number } = { status: 500, times: 0 };
+	/**
+	 * Answer the next N requests to the production URL with this status instead of running; with
+	 * `onlyTypes`, only requests whose event has one of these types (the others are served).
+	 */
+	failNext: { status: number; times: number; onlyTypes?: string[] } = { status: 500, times: 0 };
 
 	private testStaticData: IDataObject = {};
 
@@ -218,7 +221,8 @@ export class SharedWorkflow {
 
 	/** Serves one request to this workflow's production or test URL, as n8n's webhook server does. */
 	async serve(test: boolean, request: ReceivedRequest, response: Parameters<Parameters<typeof startWebhookReceiver>[0]>[2]) {
-		if (!test && this.failNext.times > 0) {
+		const type = (request.body as { type?: string } | undefined)?.type ?? '';
+		if (!test && this.failNext.times > 0 && (!this.failNext.onlyTypes || this.failNext.onlyTypes.includes(type))) {
 			this.failNext.times--;
 			response.status(this.failNext.status).json({ message: 'n8n is busy' });
 			return undefined;
