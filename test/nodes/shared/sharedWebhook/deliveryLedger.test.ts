@@ -50,6 +50,17 @@ test('bounded by count (the oldest go) and by age (past the bound it is not foun
 	expect(Object.keys(other.pending!)).toEqual(['new']);
 });
 
+test('the holder keeps every delivery answered 503 while a member fails until it is set aside (5 a second for 2 minutes)', () => {
+	// At 100 entries the oldest were pruned and their redeliveries ran the holder again (set-aside soak).
+	const context = listener('webhook', 'wf-ledger-setaside');
+	const state: WebhookState = {};
+	const start = 1_000_000;
+	for (let i = 0; i < 600; i++) holderLedger.record(context, state, `d-${i}`, { at: start + i * 200, ran: ['/m'] }, start + i * 200);
+	const now = start + 600 * 200;
+	expect(Object.keys(state.pending!)).toHaveLength(600);
+	expect(holderLedger.find(context, state, 'd-0', now)?.ran).toEqual(['/m']);
+});
+
 test('forgetting removes both copies; an empty record is empty in this process and in static data', () => {
 	const context = listener();
 	const state: WebhookState = {};
