@@ -13,6 +13,7 @@ import { CREDENTIAL_NAME } from '../shared/scopes';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
+import { answersAtRunEnd, countFailedRunAsTaken, RESPONSE_DATA, RESPONSE_MODE } from './acknowledgement';
 import { combineBurst, isCombining } from './burstMerge';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
@@ -50,11 +51,12 @@ export class MessagingRelayTrigger implements INodeType {
 			dark: 'file:../../icons/messagingRelayTrigger.dark.svg',
 		},
 		group: ['trigger'],
-		// Version 2 (the default for new nodes) differs only in n8n's handling of the request: n8n
-		// evaluates no "binary data" expression for it (webhook-helpers.js:878-896), so its webhook
-		// phase needs no expression isolate. Version 1 workflows keep working unchanged.
-		version: [1, 2],
-		defaultVersion: 2,
+		// Version 2 differs from 1 only in n8n's handling of the request: n8n evaluates no "binary
+		// data" expression for it (webhook-helpers.js:878-896). Version 3 (the default for new nodes)
+		// adds "Acknowledge Events", answering when the execution has ended (acknowledgement.ts).
+		// Workflows made with 1 or 2 keep answering when it starts.
+		version: [1, 2, 3],
+		defaultVersion: 3,
 		subtitle: '={{ $parameter["events"].join(", ") }}',
 		description: 'Starts the workflow when Messaging Relay pushes an event: messages, groups, numbers',
 		defaults: { name: 'Messaging Relay Trigger' },
@@ -66,10 +68,12 @@ export class MessagingRelayTrigger implements INodeType {
 			{
 				name: 'default',
 				httpMethod: 'POST',
-				responseMode: 'onReceived',
-				// Empty, so n8n answers with webhook()'s `webhookResponse` ({"received":true});
-				// left out, n8n 2.41 answers with its default's name, "firstEntryJson".
-				responseData: '',
+				// onReceived (versions 1, 2, or "When the Workflow Starts"): n8n answers with
+				// webhook()'s `webhookResponse` ({"received":true}), as responseData is empty; left
+				// out, n8n 2.41 answers with its default's name, "firstEntryJson". lastNode ("When the
+				// Workflow Finishes"): an empty 200 when the execution has ended (acknowledgement.ts).
+				responseMode: RESPONSE_MODE,
+				responseData: RESPONSE_DATA,
 				path: 'webhook',
 			},
 		],
@@ -137,9 +141,12 @@ export class MessagingRelayTrigger implements INodeType {
 
 		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 		//    first, a member recognises a forward of an event it already ran.
-		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown') }, runsNow);
+		const atRunEnd = answersAtRunEnd(this);
+		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown') }, runsNow, !atRunEnd);
 		if (shared.kind === 'ran before') return acknowledged(shared.reason);
 		if (shared.kind === 'retry later') {
+			// Answering at the run's end, the holder runs the event with the others at the
+			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
 			const own = shared.runSelf ? await emit(this, delivery) : {};
 			respond(this, { status: 503, body: { error: 'A workflow sharing this webhook could not take the event yet' }, headers: RETRY });
 			return rememberTestEvent(this, { noWebhookResponse: true, workflowData: own.workflowData });
@@ -147,11 +154,15 @@ export class MessagingRelayTrigger implements INodeType {
 
 		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
 		if (ignored) return acknowledged(ignored);
+		if (atRunEnd) countFailedRunAsTaken(this.getResponseObject());
 		return rememberTestEvent(this, await emit(this, delivery));
 	}
 }
 
-/** The execution's items. The service is answered 200 {"received":true} once it has started. */
+/**
+ * The execution's items. The service is answered 200 {"received":true} once it has started, or an
+ * empty 200 once it has ended ("Acknowledge Events", acknowledgement.ts).
+ */
 async function emit(context: IWebhookFunctions, delivery: ReadableDelivery): Promise<IWebhookResponseData> {
 	const webhookResponse = { received: true };
 	if (delivery.kind === 'valid') {

@@ -1,6 +1,7 @@
 import type { INodeProperties } from 'n8n-workflow';
 
 import { EVENT_TYPES } from '../shared/schemas/events';
+import { acknowledgeProperty } from './acknowledgement';
 import { ALL_EVENTS, DEFAULT_REPAIR_INTERVAL, MAX_QUIET_SECONDS } from './constants';
 
 /** What each event means, in the words of the spec's catalogue (part 6.2). */
@@ -94,6 +95,7 @@ export const triggerProperties: INodeProperties[] = [
 			...EVENT_TYPES.map((type) => ({ name: type, value: type, description: EVENT_DESCRIPTIONS[type] })),
 		],
 	},
+	acknowledgeProperty,
 	{
 		displayName: 'Options',
 		name: 'options',

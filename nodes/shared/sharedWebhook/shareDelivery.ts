@@ -22,7 +22,9 @@ const GO_ON: SharedOutcome = { kind: 'go on' };
 
 /**
  * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id and event type; `runsNow`: this trigger starts its execution now
- * (it wants the event and does not hold it in a burst).
+ * (it wants the event and does not hold it in a burst); `runsOn503`: the holder starts its own
+ * execution even when it answers 503 (only when n8n answers as a run starts: a run that n8n answers at
+ * its end waits for the redelivery, acknowledgement.ts).
  */
 export async function shareDelivery(
 	context: IWebhookFunctions,
@@ -30,6 +32,7 @@ export async function shareDelivery(
 	from: 'service' | 'trigger',
 	delivery: { text: string; id: string; type: string },
 	runsNow: boolean,
+	runsOn503 = true,
 ): Promise<SharedOutcome> {
 	if (from === 'trigger') {
 		// A burst-held message is not recorded: it may still be answered 503 and must then run at
@@ -41,9 +44,10 @@ export async function shareDelivery(
 	}
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
 	if (!state.webhookUrl) return GO_ON;
-	const shared = await fanOut(context, state, delivery.text, delivery.id, delivery.type, runsNow);
+	const runsSelfNow = runsNow && runsOn503;
+	const shared = await fanOut(context, state, delivery.text, delivery.id, delivery.type, runsSelfNow);
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
-	if (shared.retryLater) return { kind: 'retry later', runSelf: runsNow && !shared.selfAlreadyRan };
+	if (shared.retryLater) return { kind: 'retry later', runSelf: runsSelfNow && !shared.selfAlreadyRan };
 	if (shared.selfAlreadyRan) return { kind: 'ran before', reason: 'already ran at an earlier delivery' };
 	return GO_ON;
 }

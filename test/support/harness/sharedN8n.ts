@@ -70,8 +70,10 @@ export class SharedWorkflow {
 		readonly name: string,
 		parameters: INodeParameters,
 		readonly apiKey: string,
+		typeVersion = 1,
 	) {
 		this.node = packageNode(`node-${nextId}`, 'Messaging Relay Trigger', TRIGGER_TYPE, parameters, {
+			typeVersion,
 			webhookId: `00000000-0000-4000-8000-${String(nextId++).padStart(12, '0')}`,
 			// A credential per API key: triggers on one key share its account's webhook.
 			credentials: { messagingRelayApi: { id: `cred-${apiKey}`, name: apiKey } },
@@ -294,8 +296,9 @@ export class SharedN8n {
 		}, port);
 	}
 
-	addWorkflow(name: string, parameters: INodeParameters, apiKey = 'sim-key-full'): SharedWorkflow {
-		const workflow = new SharedWorkflow(this, name, parameters, apiKey);
+	/** `typeVersion` 3: n8n answers at the execution's end ("Acknowledge Events"); this stand-in answers when webhook() returns either way. */
+	addWorkflow(name: string, parameters: INodeParameters, apiKey = 'sim-key-full', typeVersion = 1): SharedWorkflow {
+		const workflow = new SharedWorkflow(this, name, parameters, apiKey, typeVersion);
 		this.workflows.push(workflow);
 		return workflow;
 	}

@@ -206,6 +206,26 @@ describe('members that cannot take an event right now', () => {
 		expect(logger.stored.pending).toBeUndefined();
 	});
 
+	test('answering at the run\'s end (version 3), a holder that answers 503 starts nothing; it runs the event once, with the member, at the redelivery', async () => {
+		// A run started after a 503 could die with n8n while the holder's record says it ran
+		// (acknowledgement.ts): the event would be lost for the holder.
+		const w = threeWorkflows();
+		const logger = n8n.addWorkflow('everything', { events: ['*'] }, 'sim-key-full', 3);
+		for (const x of [...Object.values(w), logger]) await x.publish();
+		expect(holderOf([...Object.values(w), logger])).toBe(logger);
+		w.reply.failNext = { status: 500, times: 3 };
+
+		const event = sample('message.received');
+		expect((await sim.deliver(event)).status).toBe(503);
+		expect(logger.productionEvents).toHaveLength(0);
+		expect((logger.stored.pending as Record<string, { ran?: string[] }>)[Object.keys(logger.stored.pending as object)[0]].ran ?? []).not.toContain('self');
+
+		expect((await sim.deliver(event)).status).toBe(200);
+		expect(w.reply.productionEvents).toHaveLength(1);
+		expect(logger.productionEvents).toHaveLength(1);
+		expect(logger.stored.pending).toBeUndefined();
+	});
+
 	test('two deliveries answered 503 at the same time: at their redelivery the holder runs neither again', async () => {
 		// n8n loads static data at each request's start and writes it whole at its end, so the
 		// second 503 overwrites the first one's pending entry (deliveryLedger.ts).
