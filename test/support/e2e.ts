@@ -85,4 +85,4 @@ export const registeredUrl = (webhookId: string) => {
 export const readN8nLog = () => stackFile.readN8nLog(stackInfo());
 export const runN8nCli = (args: string[], extraEnv?: Record<string, string>) => stackFile.runN8nCli(stackInfo(), args, extraEnv);
 export const n8nMemoryMb = () => stackFile.n8nMemoryMb(stackInfo());
-export const restartN8n = () => stackFile.restartN8n(stackFile.stackFilePath());
+export const restartN8n = (options?: Parameters<typeof stackFile.restartN8n>[1]) => stackFile.restartN8n(stackFile.stackFilePath(), options);

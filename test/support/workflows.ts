@@ -88,6 +88,8 @@ export function triggerWorkflowData(options: {
 	options?: IDataObject;
 	/** The trigger node's version (1 unless told). */
 	typeVersion?: number;
+	/** A Wait node of this many seconds after the trigger, so that executions are in flight for a while. */
+	waitSeconds?: number;
 }): WorkflowData {
 	const credentials = { messagingRelayApi: options.credential };
 	const nodes: IDataObject[] = [
@@ -114,6 +116,11 @@ export function triggerWorkflowData(options: {
 			credentials,
 		});
 		connections['Relay Trigger'] = { main: [[{ node: 'Reply', type: 'main', index: 0 }]] };
+	}
+	if (options.waitSeconds !== undefined) {
+		// Under 65 s n8n waits in the running execution (Wait.node.js), not in its database.
+		nodes.push({ id: 'wait', name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [240, 0], parameters: { amount: options.waitSeconds, unit: 'seconds' } });
+		connections['Relay Trigger'] = { main: [[{ node: 'Wait', type: 'main', index: 0 }]] };
 	}
 	return { name: options.name, nodes, connections, settings: { executionOrder: 'v1' } };
 }

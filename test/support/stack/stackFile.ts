@@ -75,14 +75,17 @@ export function runN8nCli(info: StackInfo, args: string[], extraEnv: Record<stri
 export const n8nMemoryMb = (info: StackInfo): number => memoryMb(info.n8nPid).rssMb;
 
 /**
- * Stops n8n (SIGTERM, as a host would) and starts it again on the same user folder and
- * database, then waits until it answers. The stack file is updated with the new process.
+ * Stops n8n (SIGTERM, as a host would; or `signal: 'SIGKILL'`, as the out-of-memory killer or
+ * `docker kill` would) and starts it again on the same user folder and database, then waits until
+ * it answers. The stack file is updated with the new process. `onStopped` runs once the old
+ * process is gone, before the new one starts.
  */
-export async function restartN8n(file = stackFilePath()): Promise<void> {
+export async function restartN8n(file = stackFilePath(), { signal = 'SIGTERM', onStopped }: { signal?: NodeJS.Signals; onStopped?: () => void } = {}): Promise<void> {
 	const info = readStackFile(file);
-	process.kill(info.n8nPid, 'SIGTERM');
-	const stopped = await waitUntil('n8n to stop', () => !alive(info.n8nPid), { timeoutMs: 30_000, intervalMs: 100 }).catch(() => false);
+	process.kill(info.n8nPid, signal);
+	const stopped = await waitUntil('n8n to stop', () => !alive(info.n8nPid), { timeoutMs: 30_000, intervalMs: 20 }).catch(() => false);
 	if (!stopped) process.kill(info.n8nPid, 'SIGKILL');
+	onStopped?.();
 	const log = createWriteStream(info.logFile, { flags: 'a' });
 	const child = spawn(info.nodeBin, [info.n8nBin, 'start'], { env: info.env, stdio: ['ignore', 'pipe', 'pipe'] });
 	child.stdout.pipe(log);

@@ -35,14 +35,16 @@ export const deployment = (): Deployment => loadState(stateFile()) as Deployment
 export const sql = (query: string): string[][] => psql(stateFile(), query);
 
 /**
- * Stops the named n8n process with SIGTERM (as a host would) and starts it again; waits until
- * healthy. `hooks.onSignalled` runs when SIGTERM is sent, `hooks.onStopped` once it has exited.
+ * Stops the named n8n process with SIGTERM (as a host would; `hooks.signal: 'SIGKILL'` as the
+ * out-of-memory killer would) and starts it again; waits until healthy. `hooks.onSignalled` runs
+ * when the signal is sent, `hooks.onStopped` once it has exited.
  */
-export async function restart(name: string, hooks: { onSignalled?: () => void; onStopped?: () => void } = {}) {
+export async function restart(name: string, hooks: { onSignalled?: () => void; onStopped?: () => void; signal?: NodeJS.Signals } = {}) {
 	const before = deployment().processes[name].pid as number;
 	const started = Date.now();
 	let stoppedAt = started;
 	const after = await restartProcess(stateFile(), name, {
+		signal: hooks.signal,
 		onSignalled: hooks.onSignalled,
 		onStopped: () => {
 			stoppedAt = Date.now();
