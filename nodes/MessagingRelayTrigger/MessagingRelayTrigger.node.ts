@@ -144,6 +144,9 @@ export class MessagingRelayTrigger implements INodeType {
 		const atRunEnd = answersAtRunEnd(this);
 		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown') }, runsNow, !atRunEnd);
 		if (shared.kind === 'ran before') return acknowledged(shared.reason);
+		if (shared.kind === 'still running') {
+			return respond(this, { status: 503, body: { error: 'This workflow is still running the event; it answers once the execution has ended' }, headers: RETRY });
+		}
 		if (shared.kind === 'retry later') {
 			// Answering at the run's end, the holder runs the event with the others at the
 			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.

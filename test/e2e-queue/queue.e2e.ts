@@ -20,6 +20,7 @@ import { sleep } from 'n8n-workflow';
 import { sample, sampleEventTypes } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
 import { allExecutions } from '../support/executions';
+import { createWorkflow, relayCredential, triggerWorkflowData } from '../support/workflows';
 import { N8nClient } from '../support/n8nClient';
 import { report } from '../support/report';
 import { SimClient } from '../support/simClient';
@@ -449,4 +450,89 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		},
 		SOAK_TIMEOUT_MS + 120_000,
 	);
+
+	test('SIGKILL of the webhook process, then of a worker, mid-soak, with triggers that answer when the workflow finishes: no event the service got a 2xx for is lost; every double run follows a redelivery', async () => {
+		// Two workflows of their own on one account, trigger version 3 ("Acknowledge Events: When
+		// the Workflow Finishes", acknowledgement.ts), each run waiting 1 s so that runs are in
+		// flight when a process dies. Where an event can run twice (docs/shared-webhook.md, "What a
+		// 2xx means"): the webhook process killed after queuing (the worker runs it, the service
+		// delivers again), and a worker killed mid-run (n8n gives the job up, the service delivers
+		// again). Either way the service delivered it more than once: each double run must show that.
+		const credential = await relayCredential(mainApi, 'hard-kill queue account', { baseUrl: info.simUrl, apiKey: 'sim-key-hardkill-queue' });
+		const ids: string[] = [];
+		for (const [name, webhookId, events] of [
+			['hard-kill queue reply', 'a1e0c0de-0000-4000-8000-0000000c2101', ['message.received']],
+			['hard-kill queue logger', 'a1e0c0de-0000-4000-8000-0000000c2102', ['*']],
+		] as const) {
+			const id = await createWorkflow(mainApi, triggerWorkflowData({ name, credential, webhookId, events: [...events], typeVersion: 3, waitSeconds: 1 }));
+			await mainApi.api('POST', `/workflows/${id}/activate`);
+			ids.push(id);
+		}
+		const [reply] = ids;
+		const webhook = (await registeredWebhooks()).acct_hardkill_queue!;
+		const before = lastExecutionId();
+		const start = Date.now();
+		const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
+		const kills: Array<{ process: string; atSeconds: number; downMs: number }> = [];
+		const killing = (async () => {
+			for (const [process, atMs] of [['webhook', 15_000], ['worker1', 35_000]] as const) {
+				await sleep(Math.max(0, start + atMs - Date.now()));
+				const result = await restart(process, { signal: 'SIGKILL' });
+				kills.push({ process, atSeconds: atMs / 1000, downMs: result.downMs });
+			}
+		})();
+		let next = 0;
+		const sending = Array.from({ length: 4 }, async () => {
+			while (Date.now() < start + 60_000) {
+				const i = next++;
+				const type = i % 2 === 0 ? 'message.received' : 'number.disconnected';
+				const body = event(type, `qd-${7_000_000 + i}`);
+				const delivery: (typeof deliveries)[number] = { id: body.deliveryId, type };
+				deliveries.push(delivery);
+				delivery.result = await deliverWithRetries(webhook.url, JSON.stringify(body), webhook.secret, { deadlineMs: 300_000 });
+			}
+		});
+		await Promise.all([...sending, killing]);
+
+		const expected = deliveries.flatMap((d) => [
+			...(d.type === 'message.received' ? [{ workflowId: reply, id: d.id }] : []),
+			{ workflowId: ids[1], id: d.id },
+		]);
+		let rows: ExecutionRow[] = [];
+		const complete = await untilStalled(
+			() => {
+				rows = executions(ids).filter((r) => Number(r.id) > before);
+				const missing = expected.filter((p) => !rows.some((r) => r.workflowId === p.workflowId && r.deliveryId === p.id && r.status === 'success'));
+				return { done: missing.length === 0, progress: `${rows.length} ${missing.length}` };
+			},
+			STALL_MS,
+			300_000,
+		);
+		const byPair = (p: { workflowId: string; id: string }) => rows.filter((r) => r.workflowId === p.workflowId && r.deliveryId === p.id);
+		const lost = expected.filter((p) => !byPair(p).some((r) => r.status === 'success'));
+		const ranTwice = expected.filter((p) => byPair(p).length > 1);
+		const redelivered = (id: string) => (deliveries.find((d) => d.id === id)?.result?.attempts.length ?? 0) > 1;
+		const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
+		report('queue-hard-kill', {
+			deliveries: deliveries.length,
+			pairs: expected.length,
+			complete,
+			kills,
+			attempts: attempts.reduce<Record<string, number>>((n, a) => ({ ...n, [a.status ?? a.outcome]: (n[a.status ?? a.outcome] ?? 0) + 1 }), {}),
+			executions: rows.reduce<Record<string, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {}),
+			lost: lost.length,
+			lostSample: lost.slice(0, 10).map((p) => ({ ...p, runs: byPair(p).map((r) => r.status), attempts: deliveries.find((d) => d.id === p.id)?.result?.attempts })),
+			ranTwice: ranTwice.length,
+			ranTwiceRuns: ranTwice.map((p) => `${p.workflowId === reply ? 'reply' : 'logger'} ${p.id}: ${byPair(p).map((r) => r.status).join(',')}`),
+		});
+
+		expect(deliveries.filter((d) => d.result?.status !== 200).map((d) => d.id)).toEqual([]);
+		expect(lost).toEqual([]);
+		// Only a delivery the service sent again can have run twice, and never more than what was
+		// in flight at the two kills (4 deliveries, 2 workflows each).
+		expect(ranTwice.filter((p) => !redelivered(p.id))).toEqual([]);
+		expect(ranTwice.length).toBeLessThanOrEqual(2 * 4 * 2);
+		expect(kills.map((k) => k.process)).toEqual(['webhook', 'worker1']);
+		for (const id of ids) await mainApi.api('POST', `/workflows/${id}/deactivate`);
+	}, 900_000);
 });

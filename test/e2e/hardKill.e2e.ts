@@ -19,7 +19,7 @@ import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { allExecutions, api, eventually, productionUrl, report, restartN8n, sim, stackInfo, triggerWorkflow, type Execution } from '../support/e2e';
+import { allExecutions, api, eventually, finishedExecutions, productionUrl, report, restartN8n, sim, stackInfo, triggerWorkflow, type Execution } from '../support/e2e';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
@@ -187,3 +187,27 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	expect(kills.every((k) => (k.probe['404'] ?? 0) + (k.probe['200 starting up'] ?? 0) > 0)).toBe(true);
 	expect(attempts.filter((a) => a.status === 404)).toEqual([]);
 }, 900_000);
+
+test('version 3 answers once the execution has ended (after its 1 s Wait); a run that ends in an error is answered 200, and runs once', async () => {
+	const { workflowId } = await triggerWorkflow({
+		name: 'e2e: acknowledge when finished',
+		apiKey: 'sim-key-ack',
+		webhookId: 'a1e0c0de-0000-4000-8000-0000000ac001',
+		events: ['message.received'],
+		typeVersion: 3,
+		waitSeconds: 1,
+		thenFail: 'broken on purpose',
+	});
+	ids.push(workflowId);
+	await api('POST', `/workflows/${workflowId}/activate`);
+	const sent = Date.now();
+	const delivered = (await sim('POST', '/deliver', { type: 'message.received', account: 'acct_ack' })) as { status: number; body: string };
+	const answeredAfterMs = Date.now() - sent;
+	const runs = await finishedExecutions(workflowId, 1);
+	report('acknowledge when finished', { delivered, answeredAfterMs, runs: runs.map((r) => r.status) });
+	expect(delivered.status).toBe(200);
+	expect(JSON.parse(delivered.body)).toEqual({ received: true, execution: 'ended with an error' });
+	expect(answeredAfterMs).toBeGreaterThanOrEqual(1_000);
+	expect(runs.map((r) => r.status)).toEqual(['error']);
+	expect(JSON.stringify(runs[0].data?.resultData.error)).toContain('broken on purpose');
+});

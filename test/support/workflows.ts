@@ -90,6 +90,8 @@ export function triggerWorkflowData(options: {
 	typeVersion?: number;
 	/** A Wait node of this many seconds after the trigger, so that executions are in flight for a while. */
 	waitSeconds?: number;
+	/** After the Wait node, a Stop and Error node with this message: every execution ends in an error. */
+	thenFail?: string;
 }): WorkflowData {
 	const credentials = { messagingRelayApi: options.credential };
 	const nodes: IDataObject[] = [
@@ -121,6 +123,10 @@ export function triggerWorkflowData(options: {
 		// Under 65 s n8n waits in the running execution (Wait.node.js), not in its database.
 		nodes.push({ id: 'wait', name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [240, 0], parameters: { amount: options.waitSeconds, unit: 'seconds' } });
 		connections['Relay Trigger'] = { main: [[{ node: 'Wait', type: 'main', index: 0 }]] };
+		if (options.thenFail !== undefined) {
+			nodes.push({ id: 'fail', name: 'Fail', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, position: [480, 0], parameters: { errorMessage: options.thenFail } });
+			connections.Wait = { main: [[{ node: 'Fail', type: 'main', index: 0 }]] };
+		}
 	}
 	return { name: options.name, nodes, connections, settings: { executionOrder: 'v1' } };
 }

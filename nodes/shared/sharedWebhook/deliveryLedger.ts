@@ -3,6 +3,13 @@ import { createHash } from 'node:crypto';
 import { processKey, type ListenerContext } from '../processKey';
 import type { LedgerEntry, WebhookState } from './webhookState';
 
+/** The part of n8n's (Express) response that tells when and how a request was answered. */
+export interface AnswerEvents {
+	statusCode: number;
+	readonly writableFinished: boolean;
+	once(event: 'finish' | 'close', listener: () => void): unknown;
+}
+
 /**
  * A bounded record of deliveries by id (docs/shared-webhook.md, "What each trigger keeps"), used
  * twice:
@@ -26,6 +33,9 @@ import type { LedgerEntry, WebhookState } from './webhookState';
  */
 export class DeliveryLedger {
 	private readonly inMemory = new Map<string, Record<string, LedgerEntry>>();
+
+	/** Forwards whose execution has not answered yet, by process key and delivery id (recordUntilAnswered). */
+	private readonly running = new Set<string>();
 
 	constructor(
 		private readonly field: 'pending' | 'taken',
@@ -64,6 +74,34 @@ export class DeliveryLedger {
 			delete stored[id];
 			if (Object.keys(stored).length === 0) delete state[this.field];
 		}
+	}
+
+	/**
+	 * Records a forwarded event whose answer n8n sends when its execution has ended
+	 * (acknowledgement.ts) as running until that answer has gone out. A 2xx: it ran, the entry
+	 * stays. Anything else (the run could not start, its worker died and n8n gave the job up: 5xx),
+	 * or the connection closing first: forgotten, so the holder's next forward runs it. Static data
+	 * needs no such care: n8n saves it only with a 2xx or "Error in workflow" answer
+	 * (live-webhooks.js:141-147), never when the run failed to start or end.
+	 */
+	recordUntilAnswered(context: ListenerContext, state: WebhookState, id: string, response: AnswerEvents) {
+		const running = `${processKey(context)}\u0000${id}`;
+		this.record(context, state, id, { at: Date.now() });
+		this.running.add(running);
+		let settled = false;
+		const settle = () => {
+			if (settled) return;
+			settled = true;
+			this.running.delete(running);
+			if (!(response.writableFinished && response.statusCode < 300)) this.forget(context, state, id);
+		};
+		response.once('finish', settle);
+		response.once('close', settle);
+	}
+
+	/** Whether a forward of this event is still running in this process (recordUntilAnswered). */
+	isRunning(context: ListenerContext, id: string): boolean {
+		return this.running.has(`${processKey(context)}\u0000${id}`);
 	}
 
 	/** Whether the record holds anything at all (in this process or in static data). */

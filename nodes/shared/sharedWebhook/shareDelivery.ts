@@ -16,15 +16,18 @@ export type SharedOutcome =
 	/** This trigger already ran the event: answer 200 with `reason`, start nothing. */
 	| { kind: 'ran before'; reason: string }
 	/** A member could not take it: answer 503 so the service delivers it again; `runSelf`: run it here now. */
-	| { kind: 'retry later'; runSelf: boolean };
+	| { kind: 'retry later'; runSelf: boolean }
+	/** A member: its execution of this event (an earlier forward) has not ended yet: answer 503. */
+	| { kind: 'still running' };
 
 const GO_ON: SharedOutcome = { kind: 'go on' };
 
 /**
  * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id and event type; `runsNow`: this trigger starts its execution now
- * (it wants the event and does not hold it in a burst); `runsOn503`: the holder starts its own
- * execution even when it answers 503 (only when n8n answers as a run starts: a run that n8n answers at
- * its end waits for the redelivery, acknowledgement.ts).
+ * (it wants the event and does not hold it in a burst); `runsOn503`: n8n answers when the execution
+ * starts, so the holder starts its own even when it answers 503; false when n8n answers at the
+ * execution's end (acknowledgement.ts): the holder's run waits for the redelivery, and a member's
+ * record of a forward counts only once its run has answered 2xx.
  */
 export async function shareDelivery(
 	context: IWebhookFunctions,
@@ -38,8 +41,12 @@ export async function shareDelivery(
 		// A burst-held message is not recorded: it may still be answered 503 and must then run at
 		// the redelivery.
 		if (!runsNow) return GO_ON;
+		if (memberLedger.isRunning(context, delivery.id)) return { kind: 'still running' };
 		if (memberLedger.find(context, state, delivery.id)) return { kind: 'ran before', reason: 'already ran when it was forwarded before' };
-		memberLedger.record(context, state, delivery.id, { at: Date.now() });
+		// Answered at the run's end, "taken" must mean the run ended (acknowledgement.ts); answered
+		// at its start, it means it started, as n8n's answer does.
+		if (runsOn503) memberLedger.record(context, state, delivery.id, { at: Date.now() });
+		else memberLedger.recordUntilAnswered(context, state, delivery.id, context.getResponseObject());
 		return GO_ON;
 	}
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.

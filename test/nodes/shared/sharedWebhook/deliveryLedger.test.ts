@@ -87,3 +87,31 @@ test('a delivery id is the first 128 bits of the body\'s SHA-256, the same for t
 	expect(deliveryIdOf(Buffer.from(body))).toBe(deliveryIdOf(body));
 	expect(deliveryIdOf(`${body} `)).not.toBe(deliveryIdOf(body));
 });
+
+test('a forward answered at its run\'s end counts as taken only once answered 2xx; a 5xx or a dropped connection forgets it, so the next forward runs it', () => {
+	// Queue-mode hard-kill soak: a worker died mid-run, n8n gave the job up (5xx), and the member's
+	// in-memory record still said "already ran" to the holder's next forward: the event was lost.
+	const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+	const answer = (status: number, finished: boolean) => Object.assign(new EventEmitter(), { statusCode: status, writableFinished: finished });
+	const context = listener('webhook', 'wf-ledger-answered');
+	const state: WebhookState = {};
+
+	const failed = answer(500, true);
+	memberLedger.recordUntilAnswered(context, state, 'f', failed);
+	expect(memberLedger.isRunning(context, 'f')).toBe(true);
+	failed.emit('finish');
+	expect(memberLedger.isRunning(context, 'f')).toBe(false);
+	expect(memberLedger.find(context, state, 'f')).toBeUndefined();
+
+	const dropped = answer(200, false);
+	memberLedger.recordUntilAnswered(context, state, 'd', dropped);
+	dropped.emit('close');
+	expect(memberLedger.find(context, state, 'd')).toBeUndefined();
+
+	const ran = answer(200, true);
+	memberLedger.recordUntilAnswered(context, state, 'r', ran);
+	ran.emit('finish');
+	ran.emit('close');
+	expect(memberLedger.isRunning(context, 'r')).toBe(false);
+	expect(memberLedger.find(context, state, 'r')).toBeDefined();
+});
