@@ -24,7 +24,7 @@ const GO_ON: SharedOutcome = { kind: 'go on' };
 
 /**
  * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id and event type; `runsNow`: this trigger starts its execution now
- * (it wants the event and does not hold it in a burst); `runsOn503`: n8n answers when the execution
+ * (it wants the event and does not hold it in a burst); `answersAtStart`: n8n answers when the execution
  * starts, so the holder starts its own even when it answers 503; false when n8n answers at the
  * execution's end (acknowledgement.ts): the holder's run waits for the redelivery, and a member's
  * record of a forward counts only once its run has answered 2xx.
@@ -35,7 +35,7 @@ export async function shareDelivery(
 	from: 'service' | 'trigger',
 	delivery: { text: string; id: string; type: string },
 	runsNow: boolean,
-	runsOn503 = true,
+	answersAtStart = true,
 ): Promise<SharedOutcome> {
 	if (from === 'trigger') {
 		// A burst-held message is not recorded: it may still be answered 503 and must then run at
@@ -45,13 +45,13 @@ export async function shareDelivery(
 		if (memberLedger.find(context, state, delivery.id)) return { kind: 'ran before', reason: 'already ran when it was forwarded before' };
 		// Answered at the run's end, "taken" must mean the run ended (acknowledgement.ts); answered
 		// at its start, it means it started, as n8n's answer does.
-		if (runsOn503) memberLedger.record(context, state, delivery.id, { at: Date.now() });
+		if (answersAtStart) memberLedger.record(context, state, delivery.id, { at: Date.now() });
 		else memberLedger.recordUntilAnswered(context, state, delivery.id, context.getResponseObject());
 		return GO_ON;
 	}
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
 	if (!state.webhookUrl) return GO_ON;
-	const runsSelfNow = runsNow && runsOn503;
+	const runsSelfNow = runsNow && answersAtStart;
 	const shared = await fanOut(context, state, delivery.text, delivery.id, delivery.type, runsSelfNow);
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
 	if (shared.retryLater) return { kind: 'retry later', runSelf: runsSelfNow && !shared.selfAlreadyRan };
