@@ -56,7 +56,12 @@ export class DeliveryLedger {
 		this.prune(memory, now);
 		this.inMemory.set(key, memory);
 		const union: Record<string, LedgerEntry> = { ...(state[this.field] ?? {}) };
-		for (const [entryId, known] of Object.entries(memory)) union[entryId] = merged(union[entryId], known)!;
+		for (const [entryId, known] of Object.entries(memory)) {
+			// Another request's forward still running is not this request's to save: if that run
+			// fails, its forget() reaches only its own copy, and this save would keep it "ran".
+			if (entryId !== id && this.running.has(`${key}\u0000${entryId}`)) continue;
+			union[entryId] = merged(union[entryId], known)!;
+		}
 		this.prune(union, now);
 		state[this.field] = union;
 	}
@@ -80,9 +85,11 @@ export class DeliveryLedger {
 	 * Records a forwarded event whose answer n8n sends when its execution has ended
 	 * (acknowledgement.ts) as running until that answer has gone out. A 2xx: it ran, the entry
 	 * stays. Anything else (the run could not start, its worker died and n8n gave the job up: 5xx),
-	 * or the connection closing first: forgotten, so the holder's next forward runs it. Static data
-	 * needs no such care: n8n saves it only with a 2xx or "Error in workflow" answer
-	 * (live-webhooks.js:141-147), never when the run failed to start or end.
+	 * or the connection closing first: forgotten, so the holder's next forward runs it. n8n saves
+	 * this request's static data only with a 2xx or "Error in workflow" answer
+	 * (live-webhooks.js:141-147), never when the run failed to start or end; and while it runs,
+	 * other requests' saves leave the entry out (record()), or a failed run would stay "ran" in
+	 * static data (queue hard-kill soak after the 5,000 soak).
 	 */
 	recordUntilAnswered(context: ListenerContext, state: WebhookState, id: string, response: AnswerEvents) {
 		const running = `${processKey(context)}\u0000${id}`;

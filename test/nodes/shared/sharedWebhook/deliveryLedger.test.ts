@@ -115,3 +115,37 @@ test('a forward answered at its run\'s end counts as taken only once answered 2x
 	expect(memberLedger.isRunning(context, 'r')).toBe(false);
 	expect(memberLedger.find(context, state, 'r')).toBeDefined();
 });
+
+test('a forward still running is not written into static data by another request\'s save: if its run then fails, no later request finds it "already ran"', () => {
+	// Queue-mode hard-kill soak after the 5,000-delivery soak (CI): while one forward's run sat on a
+	// killed worker, other forwards of the same workflow saved static data with that forward's
+	// entry in their union; its run then failed, only the in-memory copy was forgotten, and the
+	// holder's next forward was told "already ran": the event was lost in that workflow.
+	const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+	const answer = (status: number) => Object.assign(new EventEmitter(), { statusCode: status, writableFinished: true });
+	const context = listener('webhook', 'wf-ledger-running-union');
+	let database: WebhookState = {};
+	const load = () => structuredClone(database);
+
+	const dying = answer(500);
+	const firstCopy = load();
+	memberLedger.recordUntilAnswered(context, firstCopy, 'q40', dying);
+	// Another forward, loaded while q40 runs, ends 2xx: n8n saves its copy (last write wins).
+	const secondCopy = load();
+	const other = answer(200);
+	memberLedger.recordUntilAnswered(context, secondCopy, 'q41', other);
+	other.emit('finish');
+	database = secondCopy;
+	expect(Object.keys(database.taken ?? {})).toEqual(['q41']);
+	// q40's worker dies: n8n answers 5xx and saves nothing of the first copy.
+	dying.emit('finish');
+	expect(memberLedger.find(context, load(), 'q40')).toBeUndefined();
+	expect(memberLedger.find(context, load(), 'q41')).toBeDefined();
+	// Once answered 2xx, an entry travels with the next save as before.
+	const ran = answer(200);
+	memberLedger.recordUntilAnswered(context, load(), 'q42', ran);
+	ran.emit('finish');
+	const thirdCopy = load();
+	memberLedger.record(context, thirdCopy, 'q43', { at: Date.now() });
+	expect(Object.keys(thirdCopy.taken!).sort()).toEqual(['q41', 'q42', 'q43']);
+});
