@@ -15,6 +15,7 @@ import { sleep, waitUntil } from '../waitUntil';
 import { balancerArgs, balancerConfig, ensureHaproxy } from './balancer';
 import { n8nEnvironment, n8nReady, startN8n } from './n8nProcess';
 import { buildAndPack, installIntoUserFolder } from './packageInstall';
+import { requirePortsFree } from './ports';
 import { provision, type Provisioned } from './provision';
 import { ensureN8n, ensureNode24, say } from './runtime';
 import type { StackInfo } from './stackFile';
@@ -76,6 +77,15 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 		for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
 	});
 
+	await requirePortsFree(
+		[
+			...(options.account ? [] : [['relay simulator', simPort] as [string, number]]),
+			['n8n', n8nPort],
+			['n8n task broker', n8nPort + 1],
+			...(options.balancerPort ? [['balancer', options.balancerPort] as [string, number]] : []),
+		],
+		'pass other ports (E2E_N8N_PORT, E2E_SIM_PORT, E2E_BALANCER_PORT for the e2e suites)',
+	);
 	const node24 = ensureNode24();
 	const n8n = ensureN8n(node24);
 	installIntoUserFolder(buildAndPack(mkdtempSync(join(tmpdir(), 'relay-pack-'))), workDir);

@@ -1,6 +1,5 @@
 /** The deployment's loopback ports: fixed ones from a base (checked free first) and free ones picked by the system. */
-import net from 'node:net';
-import type { AddressInfo } from 'node:net';
+import { requirePortsFree } from '../ports';
 
 export interface Ports {
 	main: number;
@@ -23,25 +22,6 @@ export function defaultPorts(base = Number(process.env.E2E_QUEUE_PORT_BASE ?? 58
 	};
 }
 
-async function portIsFree(port: number): Promise<boolean> {
-	return await new Promise((resolve) => {
-		const server = net.createServer();
-		server.once('error', () => resolve(false));
-		server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
-	});
-}
-
-export async function freePort(): Promise<number> {
-	return await new Promise((resolve, reject) => {
-		const server = net.createServer();
-		server.once('error', reject);
-		server.listen(0, '127.0.0.1', () => {
-			const { port } = server.address() as AddressInfo;
-			server.close(() => resolve(port));
-		});
-	});
-}
-
 /** Fails with what holds the way when a port the deployment needs is taken. */
 export async function requireFreePorts(ports: Ports, workerCount: number): Promise<void> {
 	const needed: Array<[string, number]> = [
@@ -56,9 +36,5 @@ export async function requireFreePorts(ports: Ports, workerCount: number): Promi
 		]),
 		['relay simulator', ports.simulator],
 	];
-	for (const [what, port] of needed) {
-		if (!(await portIsFree(port))) {
-			throw new Error(`Port ${port} (${what}) is in use on 127.0.0.1: stop what holds it or set E2E_QUEUE_PORT_BASE`);
-		}
-	}
+	await requirePortsFree(needed, 'set E2E_QUEUE_PORT_BASE');
 }

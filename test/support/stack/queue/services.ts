@@ -11,7 +11,7 @@ import { waitUntil } from '../../waitUntil';
 import { HAPROXY } from '../balancer';
 import { aptInstall, run, say } from '../runtime';
 import { launch } from './processGroups';
-import { freePort } from './ports';
+import { freePort } from '../ports';
 import { loadState, saveState, serviceSpec, type QueueState } from './state';
 
 const UNPRIVILEGED_USER = 'relaytest';
