@@ -13,7 +13,7 @@ import { CREDENTIAL_NAME } from '../shared/scopes';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
-import { answersAtRunEnd, countFailedRunAsTaken, RESPONSE_DATA, RESPONSE_MODE } from './acknowledgement';
+import { answersAtRunEnd, RESPONSE_DATA, RESPONSE_MODE } from './acknowledgement';
 import { combineBurst, isCombining } from './burstMerge';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
@@ -157,7 +157,6 @@ export class MessagingRelayTrigger implements INodeType {
 
 		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
 		if (ignored) return acknowledged(ignored);
-		if (atRunEnd) countFailedRunAsTaken(this.getResponseObject());
 		return rememberTestEvent(this, await emit(this, delivery));
 	}
 }

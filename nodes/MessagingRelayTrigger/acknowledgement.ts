@@ -11,6 +11,12 @@ import type { IWebhookFunctions, INodeProperties } from 'n8n-workflow';
  *   the service was told "taken" is lost. A run that the kill cut can have done part of its work:
  *   that run is marked `crashed` (single process) or failed (queue mode), and its redelivery runs it
  *   again.
+ * - A run that ended in an error gets n8n's own 500 `{"message":"Error in workflow"}`
+ *   (webhook-helpers.js:747-758), and the service delivers the event again. It is left that way on
+ *   purpose: in queue mode n8n gives the same answer for a job whose worker died mid-run
+ *   (workflow-runner.js:106-231, processError finalizes it with an error and no node data), and
+ *   nothing the trigger can see tells the two apart. Turning it into a 200 (the first version of
+ *   this setting did) lost events when a worker was killed (queue hard-kill test).
  * - "When the Workflow Starts" (`whenStarted`, versions 1 and 2): n8n answers once the execution has
  *   started (`onReceived`): a faster answer, but an event whose run dies with n8n is lost.
  *
@@ -41,7 +47,7 @@ export const acknowledgeProperty: INodeProperties = {
 			name: 'When the Workflow Finishes',
 			value: ACKNOWLEDGE.whenFinished,
 			description:
-				'Nothing is lost if n8n is killed or crashes mid-run: the service delivers the event again. An execution that ends in an error still counts as taken.',
+				'Nothing is lost if n8n is killed or crashes mid-run: the service delivers the event again. An execution that ends in an error is delivered again too (a node set to On Error: Continue does not end it in an error).',
 		},
 		{
 			name: 'When the Workflow Starts',
@@ -55,38 +61,4 @@ export const acknowledgeProperty: INodeProperties = {
 /** Whether n8n answers this delivery when its execution has ended. */
 export function answersAtRunEnd(context: IWebhookFunctions): boolean {
 	return context.getNodeParameter('acknowledge', ACKNOWLEDGE.whenStarted) === ACKNOWLEDGE.whenFinished;
-}
-
-/** The part of Express's response that the rewrite below touches. */
-interface JsonResponse {
-	statusCode: number;
-	status(code: number): unknown;
-	json(body: unknown): unknown;
-}
-
-/** n8n's answer in `lastNode` mode when the run ended in an error (webhook-helpers.js:747-758). */
-const RUN_ENDED_IN_ERROR = 'Error in workflow';
-
-/**
- * An execution that ended in an error has run: it is in n8n's executions list, and running it
- * again at every redelivery would repeat whatever it did before it failed. So n8n's 500 "Error in
- * workflow" for it becomes a 200 that says so. Any other failure (the run could not be started or
- * was cancelled: "There was a problem executing the workflow") stays a 5xx, and the service
- * delivers the event again. If a later n8n words its answer differently, the rewrite does nothing
- * and the service redelivers: the safe side.
- *
- * n8n writes that answer with `res.status(500)` then `res.json(body)`
- * (webhook-request-handler.js:122-144); there is no hook for it, so the rewrite wraps this
- * request's own `res.json`.
- */
-export function countFailedRunAsTaken(response: JsonResponse): void {
-	const json = response.json.bind(response);
-	response.json = (body: unknown) => {
-		const message = (body as { message?: unknown } | null | undefined)?.message;
-		if (response.statusCode === 500 && message === RUN_ENDED_IN_ERROR) {
-			response.status(200);
-			return json({ received: true, execution: 'ended with an error' });
-		}
-		return json(body);
-	};
 }

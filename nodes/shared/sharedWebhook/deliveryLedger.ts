@@ -57,8 +57,8 @@ export class DeliveryLedger {
 		this.inMemory.set(key, memory);
 		const union: Record<string, LedgerEntry> = { ...(state[this.field] ?? {}) };
 		for (const [entryId, known] of Object.entries(memory)) {
-			// Another request's forward still running is not this request's to save: if that run
-			// fails, its forget() reaches only its own copy, and this save would keep it "ran".
+			// A forward still running is saved by nobody (recordUntilAnswered): if its run fails,
+			// forget() reaches only memory, and this save would keep it "ran".
 			if (entryId !== id && this.running.has(`${key}\u0000${entryId}`)) continue;
 			union[entryId] = merged(union[entryId], known)!;
 		}
@@ -83,17 +83,25 @@ export class DeliveryLedger {
 
 	/**
 	 * Records a forwarded event whose answer n8n sends when its execution has ended
-	 * (acknowledgement.ts) as running until that answer has gone out. A 2xx: it ran, the entry
-	 * stays. Anything else (the run could not start, its worker died and n8n gave the job up: 5xx),
-	 * or the connection closing first: forgotten, so the holder's next forward runs it. n8n saves
-	 * this request's static data only with a 2xx or "Error in workflow" answer
-	 * (live-webhooks.js:141-147), never when the run failed to start or end; and while it runs,
-	 * other requests' saves leave the entry out (record()), or a failed run would stay "ran" in
-	 * static data (queue hard-kill soak after the 5,000 soak).
+	 * (acknowledgement.ts) as running, in this process's memory only, until that answer has gone
+	 * out. A 2xx: it ran; the entry stays and the next save of any request of the workflow carries
+	 * it to static data (record()). Anything else (n8n's 500 "Error in workflow" for a run that
+	 * failed, or for a job whose worker died; the run could not start), or the connection closing
+	 * first: forgotten, so the holder's next forward runs it.
+	 *
+	 * Not in this request's static data: n8n saves that before it sends the answer, also with a 500
+	 * "Error in workflow" (live-webhooks.js:141-147), so an entry there would outlive a failed run.
+	 * Nor in other requests' saves while it runs (record() leaves it out): a run cut with its worker
+	 * waits up to a minute for n8n to give it up, and forwards that ended meanwhile would save it
+	 * (queue hard-kill test, CI after the 5,000 soak: qd-7000040 lost).
 	 */
-	recordUntilAnswered(context: ListenerContext, state: WebhookState, id: string, response: AnswerEvents) {
-		const running = `${processKey(context)}\u0000${id}`;
-		this.record(context, state, id, { at: Date.now() });
+	recordUntilAnswered(context: ListenerContext, state: WebhookState, id: string, response: AnswerEvents, now = Date.now()) {
+		const key = processKey(context);
+		const memory = this.inMemory.get(key) ?? {};
+		memory[id] = merged(memory[id], { at: now })!;
+		this.prune(memory, now);
+		this.inMemory.set(key, memory);
+		const running = `${key}\u0000${id}`;
 		this.running.add(running);
 		let settled = false;
 		const settle = () => {
