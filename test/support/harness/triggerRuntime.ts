@@ -38,6 +38,9 @@ export interface TriggerRun {
 export class TriggerHarness {
 	readonly runs: TriggerRun[] = [];
 
+	/** When each delivery's answer was handed to its connection (the response's 'finish'), in order. */
+	readonly answeredAt: number[] = [];
+
 	readonly trigger = new MessagingRelayTrigger();
 
 	/** Makes starting an execution fail, as when n8n cannot save it: the delivery then gets a 500. */
@@ -76,6 +79,7 @@ export class TriggerHarness {
 		};
 		const harness = new TriggerHarness(parameters, credentials, options.webhookId ?? WEBHOOK_ID);
 		harness.receiver = await startWebhookReceiver(async (path, request, response) => {
+			response.once('finish', () => harness.answeredAt.push(Date.now()));
 			const isTest = path.startsWith('/webhook-test/');
 			if (!path.endsWith(`/${harness.node.webhookId}/webhook`)) {
 				response.status(404).json({ error: 'no such webhook' });
