@@ -51,15 +51,12 @@ export class DeliveryLedger {
 	/** Adds `entry` to what is known of the delivery (both copies; static data gets the union). */
 	record(context: ListenerContext, state: WebhookState, id: string, entry: LedgerEntry, now = Date.now()) {
 		const key = processKey(context);
-		const memory = this.inMemory.get(key) ?? {};
-		memory[id] = merged(memory[id], entry)!;
-		this.prune(memory, now);
-		this.inMemory.set(key, memory);
+		const memory = this.remember(key, id, entry, now);
 		const union: Record<string, LedgerEntry> = { ...(state[this.field] ?? {}) };
 		for (const [entryId, known] of Object.entries(memory)) {
 			// A forward still running is saved by nobody (recordUntilAnswered): if its run fails,
 			// forget() reaches only memory, and this save would keep it "ran".
-			if (entryId !== id && this.running.has(`${key}\u0000${entryId}`)) continue;
+			if (entryId !== id && this.running.has(runningKey(key, entryId))) continue;
 			union[entryId] = merged(union[entryId], known)!;
 		}
 		this.prune(union, now);
@@ -97,11 +94,8 @@ export class DeliveryLedger {
 	 */
 	recordUntilAnswered(context: ListenerContext, state: WebhookState, id: string, response: AnswerEvents, now = Date.now()) {
 		const key = processKey(context);
-		const memory = this.inMemory.get(key) ?? {};
-		memory[id] = merged(memory[id], { at: now })!;
-		this.prune(memory, now);
-		this.inMemory.set(key, memory);
-		const running = `${key}\u0000${id}`;
+		this.remember(key, id, { at: now }, now);
+		const running = runningKey(key, id);
 		this.running.add(running);
 		let settled = false;
 		const settle = () => {
@@ -116,12 +110,21 @@ export class DeliveryLedger {
 
 	/** Whether a forward of this event is still running in this process (recordUntilAnswered). */
 	isRunning(context: ListenerContext, id: string): boolean {
-		return this.running.has(`${processKey(context)}\u0000${id}`);
+		return this.running.has(runningKey(processKey(context), id));
 	}
 
 	/** Whether the record holds anything at all (in this process or in static data). */
 	isEmpty(context: ListenerContext, state: WebhookState): boolean {
 		return !this.inMemory.has(processKey(context)) && Object.keys(state[this.field] ?? {}).length === 0;
+	}
+
+	/** Adds `entry` to this process's copy only; returns that copy. */
+	private remember(key: string, id: string, entry: LedgerEntry, now: number): Record<string, LedgerEntry> {
+		const memory = this.inMemory.get(key) ?? {};
+		memory[id] = merged(memory[id], entry)!;
+		this.prune(memory, now);
+		this.inMemory.set(key, memory);
+		return memory;
 	}
 
 	/** Drops entries past the age bound, then the oldest beyond the count bound. */
@@ -132,6 +135,9 @@ export class DeliveryLedger {
 		});
 	}
 }
+
+/** A forward's key in `running`: one process life's delivery id. */
+const runningKey = (key: string, id: string) => `${key}\u0000${id}`;
 
 function merged(a: LedgerEntry | undefined, b: LedgerEntry | undefined): LedgerEntry | undefined {
 	if (!a || !b) return a ?? b;
