@@ -339,6 +339,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			const verdict = judgeFailedRuns({
 				runs: rows,
 				workerLogs: [readLog('worker1'), readLog('worker2')],
+				webhookLog: readLog('webhook'),
 				outcomes: storedOutcomes(rows.filter((r) => r.status !== 'success').map((r) => r.id)),
 				enqueued: deliveryAtEnqueue,
 				lost: Object.fromEntries(workflows.map((w) => [w.id, lostIn(w)])),

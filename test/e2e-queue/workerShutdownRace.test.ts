@@ -1,4 +1,4 @@
-import { CLOSED_DATABASE, failedWhileStopping, judgeFailedRuns, storedOutcome, unflatten } from './workerShutdownRace';
+import { CLOSED_DATABASE, failedWhileStopping, judgeFailedRuns, neverStartedByAStoppedWorker, STALLED_JOB, storedOutcome, unflatten } from './workerShutdownRace';
 import { readText } from '../support/repo';
 
 /**
@@ -17,7 +17,6 @@ import { readText } from '../support/repo';
 const ciLog = readText('test', 'fixtures', 'queue-logs', 'worker-stopped-under-load.log');
 const jobFailure = storedOutcome(readText('test', 'fixtures', 'queue-logs', 'stored-data-job-failed-while-worker-stopped.json'));
 const nodeFailure = storedOutcome(readText('test', 'fixtures', 'queue-logs', 'stored-data-node-failed.json'));
-
 const AUTO_REPLY = 'wf-auto-reply';
 const ALERT = 'wf-alert';
 /** The CI run as the suite sees it: execution 1035 of the auto-reply, created for delivery qd-1201, which has no run. */
@@ -30,6 +29,27 @@ const ciRun = {
 	outcomes: { '1035': jobFailure },
 	enqueued: { '1033': 'qd-1200', '1035': 'qd-1201' },
 	lost: { [AUTO_REPLY]: ['qd-1201'], [ALERT]: [] },
+};
+
+/**
+ * The second ending, from the CI run of stop 22 (excerpts of its logs): worker1 fetched job 1039
+ * after SIGTERM and exited before starting it; bull failed it as stalled a minute later. Its stored
+ * data is built by make-stalled-job-data.cjs with n8n's own code (that row was not kept either).
+ */
+const stoppedLog = readText('test', 'fixtures', 'queue-logs', 'worker-stopped-job-never-started.log');
+const stalledWebhookLog = readText('test', 'fixtures', 'queue-logs', 'webhook-job-stalled.log');
+const stalledJob = storedOutcome(readText('test', 'fixtures', 'queue-logs', 'stored-data-job-stalled.json'));
+const otherWorkerLog = 'n8n worker is now ready\nWorker started execution 1038 (job 1038)\nWorker finished execution 1038 (job 1038)\n';
+const stalledRun = {
+	runs: [
+		{ id: '1038', workflowId: ALERT, status: 'success' },
+		{ id: '1039', workflowId: AUTO_REPLY, status: 'error' },
+	],
+	workerLogs: [stoppedLog, otherWorkerLog],
+	webhookLog: stalledWebhookLog,
+	outcomes: { '1039': stalledJob },
+	enqueued: { '1038': 'qd-1655', '1039': 'qd-1656' },
+	lost: { [AUTO_REPLY]: ['qd-1656'], [ALERT]: [] },
 };
 
 describe('executions n8n fails while it stops a worker', () => {
@@ -171,5 +191,57 @@ describe('judging the soak\'s failed runs and lost deliveries', () => {
 		const verdict = judgeFailedRuns({ ...ciRun, lost: { [AUTO_REPLY]: [], [ALERT]: ['qd-1201'] } });
 		expect(verdict.excused).toEqual([]);
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: ALERT, deliveryId: 'qd-1201' }]);
+	});
+});
+
+describe('a job the stopping worker fetched and never started (bull fails it as stalled)', () => {
+	test('the CI run: 1039 stalled, no worker started it, and worker1 was stopped', () => {
+		expect(neverStartedByAStoppedWorker(stalledRun.workerLogs, stalledWebhookLog)).toEqual(['1039']);
+		// The job processor never failed it: the first ending's rule does not see it.
+		expect(failedWhileStopping(stoppedLog)).toEqual([]);
+	});
+
+	test('its stored data: n8n\'s stalled-job error, no node, nothing ran', () => {
+		expect(stalledJob).toEqual({ error: { message: STALLED_JOB, node: null, name: null, stack: expect.any(String) }, ranNodes: [] });
+	});
+
+	test('judged: excused, accounting for the one delivery it lost', () => {
+		expect(judgeFailedRuns(stalledRun)).toEqual({
+			excused: [{ executionId: '1039', workflowId: AUTO_REPLY, deliveryId: 'qd-1656', message: STALLED_JOB }],
+			unexcused: [],
+			unexplainedLosses: [],
+		});
+	});
+
+	test('not excused when no worker was stopped (a worker that died or hung stalls jobs too)', () => {
+		const notStopped = stoppedLog.replace('Stopping worker...\n', '');
+		expect(neverStartedByAStoppedWorker([notStopped, otherWorkerLog], stalledWebhookLog)).toEqual([]);
+		const verdict = judgeFailedRuns({ ...stalledRun, workerLogs: [notStopped, otherWorkerLog] });
+		expect(verdict.excused).toEqual([]);
+		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' }]);
+	});
+
+	test('not excused when a worker had started it: a run that stalled mid-way is not this race', () => {
+		const started = `${otherWorkerLog}Worker started execution 1039 (job 1039)\n`;
+		expect(judgeFailedRuns({ ...stalledRun, workerLogs: [stoppedLog, started] }).excused).toEqual([]);
+	});
+
+	test('not excused without bull\'s stall in the webhook process\'s log, or with another stored error', () => {
+		const noStack = stalledWebhookLog.replace(/\nError: job stalled more than maxStalledCount\n/, '\n');
+		expect(judgeFailedRuns({ ...stalledRun, webhookLog: noStack }).excused).toEqual([]);
+		expect(judgeFailedRuns({ ...stalledRun, webhookLog: '' }).excused).toEqual([]);
+		const other = { ...stalledJob, error: { ...stalledJob.error!, message: 'Worker failed to find data for execution 1039 (job 1039)' } };
+		expect(judgeFailedRuns({ ...stalledRun, outcomes: { '1039': other } }).unexcused[0].why).toBe(
+			'not n8n\'s stalled-job error: Worker failed to find data for execution 1039 (job 1039)',
+		);
+		const nodesRan = { ...stalledJob, ranNodes: ['On inbound message'] };
+		expect(judgeFailedRuns({ ...stalledRun, outcomes: { '1039': nodesRan } }).excused).toEqual([]);
+	});
+
+	test('no count-only matching: the stalled run must have been created for the delivery that was lost', () => {
+		const verdict = judgeFailedRuns({ ...stalledRun, enqueued: { '1039': 'qd-1650' } });
+		expect(verdict.excused).toEqual([]);
+		expect(verdict.unexcused[0].why).toBe('its delivery qd-1650 was not lost');
+		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' }]);
 	});
 });

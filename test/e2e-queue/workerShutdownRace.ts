@@ -1,5 +1,5 @@
 /**
- * The one loss the queue soak excuses: a job n8n 2.41.1 itself fails while it stops a worker.
+ * The one race the queue soak excuses: a job n8n 2.41.1 itself loses while it stops a worker.
  *
  * Why n8n takes such a job at all: on SIGTERM the worker pauses its queue locally with
  * `queue.pause(true, true)` (n8n/dist/scaling/scaling.service.js:214, 226), which only aborts a
@@ -29,6 +29,21 @@
  *   3. loss:  the delivery its execution was created for (the trigger data as enqueued, kept by
  *             recordEnqueuedDeliveries because n8n overwrites it) is one its workflow lost, and no
  *             other excused run claims that delivery. Every lost delivery must be claimed so.
+ *
+ * The same fetch has a second ending, seen once, in the CI run of stop 22 (execution 1039; the
+ * logs are test/fixtures/queue-logs/worker-stopped-job-never-started.log and
+ * webhook-job-stalled.log): the worker exits while the job it fetched is still loading its
+ * execution, before "Worker started execution N" (job-processor.js:98-113). Nothing fails in the
+ * worker; the job stays active under the dead worker's lock until bull's stall check on the other
+ * worker fails it with "job stalled more than maxStalledCount" (maxStalledCount 0,
+ * scaling.service.js:120). The webhook process wraps that in MaxStalledCountError
+ * (workflow-runner.js:524-533) and, the execution never having run, stores that error with
+ * `runData: {}` (processError, :106-214). Excused only when all of these hold:
+ *   1. log:   a worker received SIGTERM and stopped ("Stopping worker...") in the soak; no worker
+ *             ever logged "Worker started execution N"; the webhook process logged "job stalled
+ *             more than maxStalledCount (execution N)" with bull's stack (bull/lib/job.js);
+ *   2. text:  its stored error is exactly MaxStalledCountError's, with no node and no node run;
+ *   3. loss:  as above.
  */
 
 export interface StoredOutcome {
@@ -55,6 +70,34 @@ const READY = /^n8n worker is now ready/;
 export const CLOSED_DATABASE = ['Cannot use a pool after calling end on the pool', 'Driver not Connected'];
 /** The job's failure as bull hands it to the process that enqueued it (bull/lib/job.js:494, :518). */
 const FROM_BULL = /^Error: [^\n]*\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/;
+
+const STOPPED = /^Stopping worker\.\.\./;
+/** The webhook process's log of a job bull failed as stalled, then bull's own stack. */
+const STALLED = /^job stalled more than maxStalledCount \(execution (\d+)\)\nError: job stalled more than maxStalledCount\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/gm;
+
+/** What n8n stores for a job bull failed as stalled (n8n/dist/errors/max-stalled-count.error.js:7). */
+export const STALLED_JOB =
+	'This execution failed to be processed too many times and will no longer retry. To allow this execution to complete, please break down your workflow or scale up your workers or adjust your worker settings.';
+
+/**
+ * Ids of executions bull failed as stalled (the webhook process's log) that no worker ever
+ * started, when a worker was stopped with SIGTERM in the soak: jobs the stopping worker fetched
+ * and never began. None when no worker was stopped.
+ */
+export function neverStartedByAStoppedWorker(workerLogs: string[], webhookLog: string): string[] {
+	const stopped = workerLogs.some((log) => {
+		let sigterm = false;
+		for (const line of log.split('\n')) {
+			if (SIGTERM.test(line)) sigterm = true;
+			else if (READY.test(line)) sigterm = false;
+			else if (sigterm && STOPPED.test(line)) return true;
+		}
+		return false;
+	});
+	if (!stopped) return [];
+	const started = new Set(workerLogs.flatMap((log) => log.split('\n').map((line) => STARTED.exec(line)?.[1]).filter((id): id is string => id !== undefined)));
+	return [...webhookLog.matchAll(STALLED)].map((m) => m[1]).filter((id) => !started.has(id));
+}
 
 /** Ids of executions a worker started after it had received SIGTERM (in the same life) and then failed in its job processor. */
 export function failedWhileStopping(logText: string): string[] {
@@ -121,22 +164,35 @@ function notAWorkerStopFailure(outcome: StoredOutcome | undefined): string | nul
 	return null;
 }
 
+/** Why a failed run's stored outcome is not a stalled job that never ran (null when it is). */
+function notANeverStartedJob(outcome: StoredOutcome | undefined): string | null {
+	if (!outcome?.error) return 'no error stored';
+	const { error, ranNodes } = outcome;
+	if (error.node) return `the node "${error.node}" failed: ${error.message}`;
+	if (ranNodes.length > 0) return `nodes ran (${ranNodes.join(', ')}): ${error.message}`;
+	if (error.message !== STALLED_JOB) return `not n8n's stalled-job error: ${error.message}`;
+	return null;
+}
+
 /**
  * Judges every run of the soak that did not succeed, and every delivery a workflow lost.
- * runs: [{ id, workflowId, status }]; workerLogs: each worker's log text; outcomes: executionId →
+ * runs: [{ id, workflowId, status }]; workerLogs: each worker's log text; webhookLog: the webhook
+ * process's log (for jobs bull failed as stalled); outcomes: executionId →
  * storedOutcome (for each run that did not succeed); enqueued: executionId → the delivery id its
  * execution was created for; lost: workflowId → delivery ids expected there that have no run.
  * Returns { excused: [{ executionId, workflowId, deliveryId, message }], unexcused: [{ executionId,
  * workflowId, status, why }], unexplainedLosses: [{ workflowId, deliveryId }] }.
  */
-export function judgeFailedRuns({ runs, workerLogs, outcomes, enqueued, lost }: {
+export function judgeFailedRuns({ runs, workerLogs, webhookLog = '', outcomes, enqueued, lost }: {
 	runs: Array<{ id: string; workflowId: string; status: string }>;
 	workerLogs: string[];
+	webhookLog?: string;
 	outcomes: Record<string, StoredOutcome>;
 	enqueued: Record<string, string>;
 	lost: Record<string, string[]>;
 }): Verdict {
 	const failedInJobProcessor = new Set(workerLogs.flatMap(failedWhileStopping));
+	const neverStarted = new Set(neverStartedByAStoppedWorker(workerLogs, webhookLog));
 	const claimed = new Set<string>();
 	const excused: Verdict['excused'] = [];
 	const unexcused: Verdict['unexcused'] = [];
@@ -144,9 +200,9 @@ export function judgeFailedRuns({ runs, workerLogs, outcomes, enqueued, lost }: 
 		const deliveryId = enqueued[run.id] ?? null;
 		const lostHere = lost[run.workflowId] ?? [];
 		let why: string | null = null;
-		if (!failedInJobProcessor.has(run.id)) why = 'no worker started it after SIGTERM and failed it in its job processor';
-		else if (run.status !== 'error') why = `status ${run.status}`;
-		else why = notAWorkerStopFailure(outcomes[run.id]);
+		if (failedInJobProcessor.has(run.id)) why = run.status !== 'error' ? `status ${run.status}` : notAWorkerStopFailure(outcomes[run.id]);
+		else if (neverStarted.has(run.id)) why = run.status !== 'error' ? `status ${run.status}` : notANeverStartedJob(outcomes[run.id]);
+		else why = 'no worker started it after SIGTERM and failed it in its job processor';
 		if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
 		if (!why && !lostHere.includes(deliveryId as string)) why = `its delivery ${deliveryId} was not lost`;
 		if (!why && claimed.has(`${run.workflowId} ${deliveryId}`)) why = `its delivery ${deliveryId} is already accounted for by another run`;
