@@ -31,7 +31,7 @@ import { sleep, Workflow } from 'n8n-workflow';
 import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
-import type { RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
 import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
 
@@ -325,4 +325,23 @@ export class SharedN8n {
 		await this.settled();
 		await this.receiver.stop();
 	}
+}
+
+/**
+ * The set-up every shared-webhook test file uses: one simulator for the file, a fresh stand-in
+ * n8n for each test (stopped after it). `use` gets both before each test.
+ */
+export function withSharedN8nPerTest(use: (sim: RelaySimulator, n8n: SharedN8n) => void) {
+	let sim: RelaySimulator;
+	let n8n: SharedN8n | undefined;
+	beforeAll(async () => {
+		sim = await startRelaySimulator();
+	});
+	afterAll(async () => await sim.stop());
+	beforeEach(async () => {
+		sim.reset();
+		n8n = await SharedN8n.start(sim);
+		use(sim, n8n);
+	});
+	afterEach(async () => await n8n?.stop());
 }

@@ -8,21 +8,12 @@ import { deriveShareKey, signHandoff } from '../../../../nodes/shared/sharedWebh
 import { setAsideLimits } from '../../../../nodes/shared/sharedWebhook/memberHealth';
 import { formatRegistration, parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from '../../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../../fixtures/simulator';
-import { SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
+import type { RelaySimulator } from '../../../fixtures/simulator';
+import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
-
-beforeAll(async () => {
-	sim = await startRelaySimulator();
-});
-afterAll(async () => await sim.stop());
-beforeEach(async () => {
-	sim.reset();
-	n8n = await SharedN8n.start(sim);
-});
-afterEach(async () => await n8n.stop());
+withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
 
 /** The three workflows of the issue: auto-reply, disconnect alert, group logger. */
 function threeWorkflows() {

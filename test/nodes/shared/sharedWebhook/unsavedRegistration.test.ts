@@ -9,21 +9,12 @@ import { sleep } from 'n8n-workflow';
 
 import { formatRegistration, parseRegistration, registrationStamp } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample } from '../../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../../fixtures/simulator';
-import { SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
+import type { RelaySimulator } from '../../../fixtures/simulator';
+import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
-
-beforeAll(async () => {
-	sim = await startRelaySimulator();
-});
-afterAll(async () => await sim.stop());
-beforeEach(async () => {
-	sim.reset();
-	n8n = await SharedN8n.start(sim);
-});
-afterEach(async () => await n8n.stop());
+withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
 
 let nextEvent = 0;
 function newEvent() {
