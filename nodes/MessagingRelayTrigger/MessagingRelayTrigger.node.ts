@@ -15,6 +15,7 @@ import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { answersAtRunEnd, RESPONSE_DATA, RESPONSE_MODE } from './acknowledgement';
 import { combineBurst, isCombining } from './burstMerge';
+import { applyChatPause, pauseSettings } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
@@ -134,9 +135,12 @@ export class MessagingRelayTrigger implements INodeType {
 		if (arrival.kind === 'refused') return respond(this, { status: arrival.status, body: { error: arrival.error } });
 		const { delivery } = arrival;
 
-		// 3. Whether this trigger wants it (its Events and filters), and whether it runs now or is
-		//    held to be combined with the messages that follow it.
-		const ignored = whyIgnored(this, delivery.body);
+		// 3. Whether this trigger wants it (its Events and filters, and whether a person took the
+		//    chat over from the phone), and whether it runs now or is held to be combined with the
+		//    messages that follow it. A person's message is noted whatever this trigger selects.
+		const pause = delivery.kind === 'valid' ? pauseSettings(this) : undefined;
+		const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
+		const ignored = whyIgnored(this, delivery.body) ?? paused;
 		const runsNow = !ignored && !(delivery.kind === 'valid' && isCombining(this, delivery.event));
 
 		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on

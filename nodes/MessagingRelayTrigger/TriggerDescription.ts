@@ -125,6 +125,15 @@ export const triggerProperties: INodeProperties[] = [
 					'Messages of one chat that follow each other within this quiet time start one execution with all their texts (chatInput, texts, messageCount). 0 starts one execution per message. A burst is released after 60 s or 20 messages at the latest; other events are never held.',
 			},
 			{
+				displayName: 'Ignore Chats',
+				name: 'ignoreChats',
+				type: 'string',
+				default: '',
+				placeholder: '+49 151 2345678, 120363025551234567@g.us',
+				description:
+					'Comma-separated phone numbers or chat IDs (for example staff and family). Message events of these chats start nothing. A phone number matches its direct chat; a group only by its chat ID.',
+			},
+			{
 				displayName: 'Ignore Events Older Than (Minutes)',
 				name: 'maxAgeMinutes',
 				type: 'number',
@@ -141,6 +150,46 @@ export const triggerProperties: INodeProperties[] = [
 				placeholder: 'num_main, num_sales',
 				description:
 					'Comma-separated number IDs (channelId). Events of other numbers are ignored. Empty keeps all.',
+			},
+			{
+				displayName: 'Pause When a Person Replies',
+				name: 'pauseWhenPersonReplies',
+				type: 'fixedCollection',
+				default: { settings: { minutes: 30, keyword: '', apiOrigins: 'api' } },
+				description:
+					'When someone writes in a chat from the number\'s own phone, new messages of that chat stop starting this workflow for a while, so an automatic reply or AI assistant does not talk over a person',
+				options: [
+					{
+						displayName: 'Settings',
+						name: 'settings',
+						values: [
+							{
+								displayName: 'Pause For (Minutes)',
+								name: 'minutes',
+								type: 'number',
+								default: 30,
+								typeOptions: { minValue: 1 },
+								description: 'How long after the person\'s last message the chat stays paused. Every message they send from the phone starts this time again.',
+							},
+							{
+								displayName: 'Resume Keyword',
+								name: 'keyword',
+								type: 'string',
+								default: '',
+								placeholder: '#bot',
+								description: 'A message that is exactly this word, sent from the phone in the chat, ends its pause at once (not case-sensitive). Empty: only the time ends it.',
+							},
+							{
+								displayName: 'Origins Sent Through the API',
+								name: 'apiOrigins',
+								type: 'string',
+								default: 'api',
+								description:
+									'Comma-separated values of message.origin that mean a message was sent through the API (by a workflow), not typed on the phone. The service does not document its values; "api" is assumed. A sent message without an origin pauses nothing.',
+							},
+						],
+					},
+				],
 			},
 			{
 				displayName: 'Replace Existing Webhook',

@@ -8,6 +8,7 @@ interface FilterOptions {
 	channelIds?: string;
 	maxAgeMinutes?: number;
 	chatType?: 'all' | 'direct' | 'group';
+	ignoreChats?: string;
 }
 
 /**
@@ -35,12 +36,39 @@ export function whyIgnored(context: IWebhookFunctions, body: IDataObject, now = 
 		if (!Number.isNaN(occurred) && now - occurred > maxAge * 60_000) return 'event too old';
 	}
 
-	const chatType = options.chatType ?? 'all';
 	const message = body.message as IDataObject | undefined;
+	if (message && typeof message === 'object' && isIgnoredChat(message, options.ignoreChats ?? '')) return 'chat ignored';
+
+	const chatType = options.chatType ?? 'all';
 	if (chatType !== 'all' && message && typeof message === 'object') {
 		const isGroup = message.group !== undefined && message.group !== null;
 		if (chatType === 'group' && !isGroup) return 'not a group message';
 		if (chatType === 'direct' && isGroup) return 'not a direct message';
 	}
 	return undefined;
+}
+
+/** Phone-number punctuation users type: "+49 (151) 234-56.78". */
+const PHONE_PUNCTUATION = /[\s+()\-.]/g;
+
+/**
+ * Ignore Chats (docs/design/durability-and-conversations.md §5a): the message's chat id equals
+ * an entry, or an entry that is a phone number (digits once its punctuation is dropped) has the
+ * digits of the chat id before "@" or of the sender. A group is matched by its chat id only.
+ */
+export function isIgnoredChat(message: IDataObject, list: string): boolean {
+	const entries = list
+		.split(',')
+		.map((entry) => entry.trim())
+		.filter(Boolean);
+	if (entries.length === 0) return false;
+	const chatId = typeof message.chatId === 'string' ? message.chatId : '';
+	const isGroup = message.group !== undefined && message.group !== null;
+	const digitsOf = (value: unknown) => (typeof value === 'string' ? value.split('@')[0].replace(PHONE_PUNCTUATION, '') : '');
+	const phones = isGroup ? [] : [digitsOf(chatId), digitsOf(message.from)].filter((d) => /^\d+$/.test(d));
+	return entries.some((entry) => {
+		if (entry === chatId) return true;
+		const digits = entry.replace(PHONE_PUNCTUATION, '');
+		return /^\d+$/.test(digits) && phones.includes(digits);
+	});
 }

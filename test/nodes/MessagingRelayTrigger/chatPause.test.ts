@@ -1,0 +1,215 @@
+/**
+ * Pause When a Person Replies and Ignore Chats (docs/design/durability-and-conversations.md §5a),
+ * over real HTTP: the simulator delivers to stand-in n8n workflows, alone and sharing one account.
+ */
+import type { IDataObject, INodeParameters } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
+import { groupMessage, sample } from '../../fixtures/events';
+import type { RelaySimulator } from '../../fixtures/simulator';
+import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
+
+let sim: RelaySimulator;
+let n8n: SharedN8n;
+withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
+
+const ADA = '4917612345678@c.us';
+const GRACE = '4915112345678@c.us';
+let serial = 0;
+
+/** A message of the contact in `chat` (a fresh message id, so each is a new delivery). */
+function received(chat = ADA, changes: IDataObject = {}) {
+	const event = sample('message.received');
+	Object.assign(event, { occurredAt: new Date().toISOString() });
+	Object.assign(event.message, { id: `wamid.in-${serial++}`, chatId: chat, from: `+${chat.split('@')[0]}`, ...changes });
+	return event;
+}
+
+/** A message the account's own number sent in `chat`: `origin` "api" (a workflow) or what the phone says. */
+function sent(origin: string | null | undefined, chat = ADA, text = 'I will take this one', sentAt = new Date()) {
+	const event = sample('message.sent') as IDataObject & { message: IDataObject };
+	event.occurredAt = sentAt.toISOString();
+	Object.assign(event.message, { id: `wamid.out-${serial++}`, chatId: chat, text, timestamp: sentAt.toISOString() });
+	if (origin === undefined) delete event.message.origin;
+	else event.message.origin = origin;
+	return event;
+}
+
+const pauseOn = (settings: IDataObject = {}) => ({ pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api', ...settings } } });
+
+async function assistant(options: IDataObject = pauseOn(), events = ['message.received']): Promise<SharedWorkflow> {
+	const workflow = n8n.addWorkflow('assistant', { events, options } as INodeParameters);
+	await workflow.publish();
+	return workflow;
+}
+
+const texts = (w: SharedWorkflow) => w.productionEvents.map((e) => ((e.event as IDataObject).message as IDataObject).id);
+
+async function deliver(event: object) {
+	const result = await sim.deliver(event);
+	expect(result.status).toBe(200);
+	return JSON.parse(result.body || '{}') as IDataObject;
+}
+
+describe('Pause When a Person Replies', () => {
+	test('a message typed on the phone pauses that chat: its next messages start nothing, other chats run', async () => {
+		const w = await assistant();
+		const before = received();
+		await deliver(before);
+		await deliver(sent('phone'));
+		const during = received();
+		expect(await deliver(during)).toEqual({ received: true, ignored: PAUSED });
+		const other = received(GRACE);
+		await deliver(other);
+		expect(texts(w)).toEqual([before.message.id, other.message.id]);
+		// Kept in the workflow's static data (n8n saves it with the request), for 30 minutes.
+		const entry = (w.stored.pausedChats as Record<string, { at: number; until: number }>)[ADA];
+		expect(entry.until - entry.at).toBe(30 * 60_000);
+	});
+
+	test('a message sent through the API (origin "api", any case) pauses nothing: the workflow\'s own replies do not stop it', async () => {
+		const w = await assistant();
+		await deliver(sent('api'));
+		await deliver(sent(' API '));
+		const next = received();
+		await deliver(next);
+		expect(texts(w)).toEqual([next.message.id]);
+	});
+
+	test('the API origins are a setting: with "api, crm" a message from the CRM pauses nothing, one from the phone does', async () => {
+		const w = await assistant(pauseOn({ apiOrigins: 'api, crm' }));
+		await deliver(sent('CRM'));
+		const first = received();
+		await deliver(first);
+		await deliver(sent('phone'));
+		await deliver(received());
+		expect(texts(w)).toEqual([first.message.id]);
+	});
+
+	test('a sent message without an origin, or with one that is not text, pauses nothing', async () => {
+		const w = await assistant();
+		await deliver(sent(undefined));
+		await deliver(sent(null));
+		const next = received();
+		await deliver(next);
+		expect(texts(w)).toEqual([next.message.id]);
+	});
+
+	test('the keyword from the phone ends the pause at once (trimmed, any case); from the contact it does nothing', async () => {
+		const w = await assistant();
+		await deliver(sent('phone'));
+		await deliver(received(ADA, { text: '#bot' })); // the contact cannot end it
+		await deliver(sent('phone', ADA, '  #BOT '));
+		const after = received();
+		await deliver(after);
+		expect(texts(w)).toEqual([after.message.id]);
+	});
+
+	test('the pause ends on its own, counted from when the person wrote; each message from the phone starts it again', async () => {
+		const w = await assistant(pauseOn({ minutes: 1 }));
+		// Written 59.2 s ago (delivered late): paused for 0.8 s more.
+		await deliver(sent('phone', ADA, 'on it', new Date(Date.now() - 59_200)));
+		await deliver(received());
+		await sleep(1_000);
+		const afterExpiry = received();
+		await deliver(afterExpiry);
+		// Again from the phone, now: paused for a minute.
+		await deliver(sent('phone'));
+		await sleep(1_000);
+		await deliver(received());
+		expect(texts(w)).toEqual([afterExpiry.message.id]);
+	});
+
+	test('the newest message of the person wins: a late delivery of an older one does not undo the keyword', async () => {
+		const w = await assistant();
+		await deliver(sent('phone', ADA, '#bot', new Date()));
+		await deliver(sent('phone', ADA, 'older, delivered late', new Date(Date.now() - 10_000)));
+		const next = received();
+		await deliver(next);
+		expect(texts(w)).toEqual([next.message.id]);
+	});
+
+	test('off (the default), a message from the phone pauses nothing', async () => {
+		const w = await assistant({});
+		await deliver(sent('phone'));
+		const next = received();
+		await deliver(next);
+		expect(texts(w)).toEqual([next.message.id]);
+		expect(w.stored.pausedChats).toBeUndefined();
+	});
+
+	test('only message.received is paused: other events of the chat still start the workflow', async () => {
+		const w = await assistant(pauseOn(), ['message.received', 'message.sent']);
+		const phone = sent('phone');
+		await deliver(phone);
+		await deliver(received());
+		const api = sent('api');
+		await deliver(api);
+		expect(texts(w)).toEqual([phone.message.id, api.message.id]);
+	});
+
+	test('several workflows on one account: each trigger with the option knows the pause, whatever events it selects and whichever holds the webhook', async () => {
+		// The holder (published last) logs everything and has no pause; the assistant selects
+		// only message.received, so it sees the person's message only as the holder's forward.
+		const assistantWf = await assistant();
+		const logger = n8n.addWorkflow('logger', { events: ['*'] });
+		await logger.publish();
+		expect(new URL(sim.webhook!.url).pathname).toBe(logger.productionPath);
+		const phone = sent('phone');
+		await deliver(phone);
+		const during = received();
+		await deliver(during);
+		expect(texts(assistantWf)).toEqual([]);
+		expect(texts(logger)).toEqual([phone.message.id, during.message.id]);
+
+		// And the other way round: the holder pauses, the member without the option does not.
+		const helper = n8n.addWorkflow('helper', { events: ['message.received'] });
+		await helper.publish();
+		const holderWithPause = n8n.addWorkflow('assistant-2', { events: ['message.received'], options: pauseOn() } as INodeParameters);
+		await holderWithPause.publish();
+		expect(new URL(sim.webhook!.url).pathname).toBe(holderWithPause.productionPath);
+		await deliver(sent('phone', GRACE));
+		const grace = received(GRACE);
+		await deliver(grace);
+		expect(texts(holderWithPause)).toEqual([]);
+		expect(texts(helper)).toEqual([grace.message.id]);
+		expect(texts(assistantWf)).toEqual([]);
+	});
+});
+
+describe('Ignore Chats', () => {
+	const ignoring = async (list: string) => {
+		const w = n8n.addWorkflow('assistant', { events: ['message.received'], options: { ignoreChats: list } });
+		await w.publish();
+		return w;
+	};
+
+	test('a phone number as people type it ignores its direct chat; other chats run', async () => {
+		const w = await ignoring('+49 (176) 1234-5678, someone@else');
+		expect(await deliver(received(ADA))).toEqual({ received: true, ignored: 'chat ignored' });
+		const grace = received(GRACE);
+		await deliver(grace);
+		expect(texts(w)).toEqual([grace.message.id]);
+	});
+
+	test('a chat id ignores that chat; a group only by its chat id, not by a listed member writing in it', async () => {
+		const byPhone = await ignoring('4917612345678');
+		const group = groupMessage(); // Ada writes in the group
+		group.message.id = `wamid.group-${serial++}`;
+		await deliver(group);
+		expect(texts(byPhone)).toEqual([group.message.id]);
+
+		const byGroupId = n8n.addWorkflow('groups', { events: ['message.received'], options: { ignoreChats: '120363025551234567@g.us' } });
+		await byGroupId.publish();
+		const again = groupMessage();
+		again.message.id = `wamid.group-${serial++}`;
+		await deliver(again);
+		expect(texts(byGroupId)).toEqual([]);
+		// The chat id of Ada's direct chat, typed in full, ignores it too.
+		const byChatId = n8n.addWorkflow('direct', { events: ['message.received'], options: { ignoreChats: ADA } });
+		await byChatId.publish();
+		await deliver(received(ADA));
+		expect(texts(byChatId)).toEqual([]);
+	});
+});
