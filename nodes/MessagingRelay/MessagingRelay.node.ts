@@ -8,6 +8,7 @@ import type {
 import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
+import { executeAutomaticReplies } from './actions/automaticReplies';
 import { executeMessages } from './actions/message';
 import { executeNumber } from './actions/number';
 import { executeWebhook } from './actions/webhook';
@@ -15,6 +16,9 @@ import { messageFields, messageOperations } from './descriptions/MessageDescript
 import { numberFields, numberOperations } from './descriptions/NumberDescription';
 import { webhookFields, webhookOperations } from './descriptions/WebhookDescription';
 import { searchNumbers } from './listSearch';
+
+/** The Message operations that send (a batch); the others act per item. */
+const SENDING = ['send', 'reply'];
 
 export class MessagingRelay implements INodeType {
 	description: INodeTypeDescription = {
@@ -61,7 +65,7 @@ export class MessagingRelay implements INodeType {
 		const returnData: INodeExecutionData[] = [];
 
 		// Messages are sent as a batch (checked first, then several in flight, chat by chat).
-		if (this.getNodeParameter('resource', 0) === 'message') {
+		if (this.getNodeParameter('resource', 0) === 'message' && SENDING.includes(this.getNodeParameter('operation', 0) as string)) {
 			return [await executeMessages.call(this, this.getNodeParameter('operation', 0) as string)];
 		}
 
@@ -70,7 +74,9 @@ export class MessagingRelay implements INodeType {
 			const operation = this.getNodeParameter('operation', itemIndex) as string;
 			try {
 				let result: IDataObject | IDataObject[];
-				if (resource === 'number') {
+				if (resource === 'message') {
+					result = await executeAutomaticReplies.call(this, operation, itemIndex);
+				} else if (resource === 'number') {
 					result = await executeNumber.call(this, operation, itemIndex);
 				} else if (resource === 'webhook') {
 					result = await executeWebhook.call(this, operation, itemIndex);

@@ -1,6 +1,8 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { chatKey, chatKeys } from '../shared/chatIds';
 import { processKey, type ListenerContext } from '../shared/processKey';
+import { pauseCommandSchema, type PauseCommand } from '../shared/sharedWebhook/pauseCommand';
 import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookState';
 
 /**
@@ -78,9 +80,38 @@ export function applyChatPause(
 		return undefined;
 	}
 	if (body.type !== 'message.received') return undefined;
-	const entry = merged(inMemory.get(processKey(context))?.[chat], state.pausedChats?.[chat]);
+	const isGroup = message.group !== undefined && message.group !== null;
+	// A pause given by the action node for a phone number is kept under its digits (chatIds.ts).
+	const memory = inMemory.get(processKey(context));
+	const entry = chatKeys(chat, isGroup)
+		.map((key) => merged(memory?.[key], state.pausedChats?.[key]))
+		.reduce(merged, undefined);
 	return entry && entry.until > now ? PAUSED : undefined;
 }
+
+/**
+ * Message → Pause or Resume Automatic Replies, received as a verified `pause` hand-off
+ * (pauseCommand.ts): applied like a person's message from the phone, if this trigger has the
+ * option on. The answer tells the action node whether it was applied, and why not.
+ */
+export function applyPauseCommand(context: IWebhookFunctions & ListenerContext, state: WebhookState, bodyText: string, now = Date.now()): IDataObject {
+	const settings = pauseSettings(context);
+	if (!settings) return { applied: false, reason: 'Pause When a Person Replies is off in this trigger' };
+	let command: PauseCommand;
+	try {
+		command = pauseCommandSchema.parse(JSON.parse(bodyText));
+	} catch {
+		return { applied: false, reason: 'not a pause command' };
+	}
+	const at = Math.min(command.at, now);
+	const minutes = command.minutes ?? settings.minutes;
+	const until = !command.pause ? 0 : minutes === 0 ? FOREVER : at + minutes * 60_000;
+	record(context, state, chatKey(command.chat), { at, until }, now);
+	return { applied: true };
+}
+
+/** "Until resumed": a pause with no end (the count bound still applies). */
+const FOREVER = Number.MAX_SAFE_INTEGER;
 
 /** When the person sent it: the event's time (never later than now), else its arrival. */
 function sentAt(body: IDataObject, message: IDataObject, now: number): number {

@@ -1,5 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { phoneDigits } from '../shared/chatIds';
 import { ALL_EVENTS } from './constants';
 import { channelOf } from './eventItem';
 
@@ -48,9 +49,6 @@ export function whyIgnored(context: IWebhookFunctions, body: IDataObject, now = 
 	return undefined;
 }
 
-/** Phone-number punctuation users type: "+49 (151) 234-56.78". */
-const PHONE_PUNCTUATION = /[\s+()\-.]/g;
-
 /**
  * Ignore Chats (docs/design/durability-and-conversations.md §5a): the message's chat id equals
  * an entry, or an entry that is a phone number (digits once its punctuation is dropped) has the
@@ -64,11 +62,10 @@ export function isIgnoredChat(message: IDataObject, list: string): boolean {
 	if (entries.length === 0) return false;
 	const chatId = typeof message.chatId === 'string' ? message.chatId : '';
 	const isGroup = message.group !== undefined && message.group !== null;
-	const digitsOf = (value: unknown) => (typeof value === 'string' ? value.split('@')[0].replace(PHONE_PUNCTUATION, '') : '');
-	const phones = isGroup ? [] : [digitsOf(chatId), digitsOf(message.from)].filter((d) => /^\d+$/.test(d));
+	const phones = isGroup ? [] : [phoneDigits(chatId), phoneDigits(message.from)].filter((d) => d !== undefined);
 	return entries.some((entry) => {
 		if (entry === chatId) return true;
-		const digits = entry.replace(PHONE_PUNCTUATION, '');
-		return /^\d+$/.test(digits) && phones.includes(digits);
+		const digits = phoneDigits(entry);
+		return digits !== undefined && phones.includes(digits);
 	});
 }

@@ -4,6 +4,7 @@ import { receiveHandoff, type Answer } from '../shared/sharedWebhook/receiveHand
 import { isHandoff } from '../shared/sharedWebhook/signedHandoff';
 import { unsavedRegistration } from '../shared/sharedWebhook/unsavedRegistration';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+import { applyPauseCommand } from './chatPause';
 import { isManagedElsewhere, managedSecretFor } from './managedSecret';
 import { rawBodyText } from './readDelivery';
 import { secretMatches } from './verifySecret';
@@ -26,7 +27,9 @@ export async function whoIsCalling(context: IWebhookFunctions, state: WebhookSta
 	if (isHandoff(headers)) {
 		const bodyText = rawBodyText(context.getRequestObject());
 		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
-		return outcome.kind === 'event' ? { kind: 'trigger', bodyText } : { kind: 'answered', answer: outcome };
+		if (outcome.kind === 'event') return { kind: 'trigger', bodyText };
+		if (outcome.kind === 'pause') return { kind: 'answered', answer: { status: 200, body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) } } };
+		return { kind: 'answered', answer: outcome };
 	}
 
 	const provided = headers['x-service-secret'];

@@ -16,11 +16,24 @@ export const messageOperations: INodeProperties[] = [
 		displayOptions: { show: { resource: ['message'] } },
 		options: [
 			{
+				name: 'Pause Automatic Replies',
+				value: 'pauseReplies',
+				action: 'Pause automatic replies in a chat',
+				description:
+					'Stop new messages of one chat from starting the workflows whose trigger has "Pause When a Person Replies", for example when an assistant hands the chat to a person',
+			},
+			{
 				name: 'Reply',
 				value: 'reply',
 				action: 'Reply to a received message',
 				description:
 					'Answer a received message on the same chat and number: connect it after the Messaging Relay Trigger (directly or after an AI Agent) and type the text, or leave it empty to send the agent\'s answer',
+			},
+			{
+				name: 'Resume Automatic Replies',
+				value: 'resumeReplies',
+				action: 'Resume automatic replies in a chat',
+				description: 'End the pause of one chat: its new messages start the workflows again',
 			},
 			{
 				name: 'Send',
@@ -34,6 +47,25 @@ export const messageOperations: INodeProperties[] = [
 ];
 
 export const messageFields: INodeProperties[] = [
+	{
+		displayName: 'Chat',
+		name: 'chat',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. 4917612345678@c.us or +4917612345678',
+		description:
+			'The chat ID or phone number. Leave empty after a Messaging Relay Trigger (directly or through an AI Agent): the chat of the message the item came from.',
+		displayOptions: showFor(['pauseReplies', 'resumeReplies']),
+	},
+	{
+		displayName: 'Pause For (Minutes)',
+		name: 'pauseMinutes',
+		type: 'number',
+		default: 60,
+		typeOptions: { minValue: 0 },
+		description: 'How long the chat stays paused. 0 pauses it until Resume Automatic Replies (or the trigger\'s resume keyword).',
+		displayOptions: showFor(['pauseReplies']),
+	},
 	numberLocator({
 		displayName: 'From Number',
 		name: 'channelId',

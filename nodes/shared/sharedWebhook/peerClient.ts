@@ -1,10 +1,13 @@
-import type { IHookFunctions, IN8nHttpFullResponse, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { IExecuteFunctions, IHookFunctions, IN8nHttpFullResponse, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { proofFor, signHandoff, type ShareOp } from './signedHandoff';
 
-/** The contexts a trigger talks to other triggers from: activation hooks, webhook calls, the repair check. */
-export type ShareContext = IHookFunctions | IWebhookFunctions | ITriggerFunctions;
+/**
+ * The contexts a trigger talks to other triggers from (activation hooks, webhook calls, the repair
+ * check), and the action node's Pause and Resume Automatic Replies (automaticReplies.ts).
+ */
+export type ShareContext = IHookFunctions | IWebhookFunctions | ITriggerFunctions | IExecuteFunctions;
 
 /**
  * What another trigger's URL answered (docs/shared-webhook.md). `member` means a trigger of this
@@ -24,7 +27,7 @@ export type PeerAnswer =
  * Within" answers a held message only once its combined execution is saved, at most 60 s after
  * the burst's first message (burstMerge.ts, burstLimits.maxHoldMs).
  */
-const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000, missed: 3_000 };
+const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000, missed: 3_000, pause: 5_000 };
 /** Pauses before the 2nd and 3rd try of an event forward. */
 export const FORWARD_PAUSES_MS = [200, 800];
 

@@ -8,10 +8,15 @@ import type { WebhookState } from './webhookState';
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
  * Either it is answered here (`answer`: a 401 for anything unverified, a ping, a takeover, a
- * set-aside member's question about what it missed), or
- * it is a verified forwarded event that the trigger then handles like a service delivery.
+ * set-aside member's question about what it missed), or it is a verified forwarded event that the
+ * trigger then handles like a service delivery, or a verified pause command from the action node
+ * that the trigger applies to its record of paused chats.
  */
-export type HandoffOutcome = ({ kind: 'answer' } & Answer) | { kind: 'event' };
+export type HandoffOutcome =
+	| ({ kind: 'answer' } & Answer)
+	| { kind: 'event' }
+	/** A verified Pause or Resume Automatic Replies (the trigger applies it, chatPause.ts); `proof` goes in the answer. */
+	| { kind: 'pause'; proof: string };
 
 /** What a trigger answers without starting anything; `afterSave`: only once n8n saved static data. */
 export interface Answer {
@@ -41,6 +46,7 @@ export async function receiveHandoff(
 	if (check.op === 'event') return { kind: 'event' };
 	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
 	if (check.op === 'missed') return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
+	if (check.op === 'pause') return { kind: 'pause', proof };
 
 	// takeover. A test listener's static data is not saved by n8n: it must never hold the registration.
 	if (isTest) return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };

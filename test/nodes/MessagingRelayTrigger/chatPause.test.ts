@@ -6,7 +6,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
-import { groupMessage, sample } from '../../fixtures/events';
+import { ADA_CHAT, GRACE_CHAT, groupMessage, receivedIn, sentIn } from '../../fixtures/events';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
 
@@ -14,27 +14,10 @@ let sim: RelaySimulator;
 let n8n: SharedN8n;
 withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
 
-const ADA = '4917612345678@c.us';
-const GRACE = '4915112345678@c.us';
-let serial = 0;
-
-/** A message of the contact in `chat` (a fresh message id, so each is a new delivery). */
-function received(chat = ADA, changes: IDataObject = {}) {
-	const event = sample('message.received');
-	Object.assign(event, { occurredAt: new Date().toISOString() });
-	Object.assign(event.message, { id: `wamid.in-${serial++}`, chatId: chat, from: `+${chat.split('@')[0]}`, ...changes });
-	return event;
-}
-
-/** A message the account's own number sent in `chat`: `origin` "api" (a workflow) or what the phone says. */
-function sent(origin: string | null | undefined, chat = ADA, text = 'I will take this one', sentAt = new Date()) {
-	const event = sample('message.sent') as IDataObject & { message: IDataObject };
-	event.occurredAt = sentAt.toISOString();
-	Object.assign(event.message, { id: `wamid.out-${serial++}`, chatId: chat, text, timestamp: sentAt.toISOString() });
-	if (origin === undefined) delete event.message.origin;
-	else event.message.origin = origin;
-	return event;
-}
+const ADA = ADA_CHAT;
+const GRACE = GRACE_CHAT;
+const received = (chat = ADA, changes: IDataObject = {}) => receivedIn(chat, changes);
+const sent = (origin: string | null | undefined, chat = ADA, text?: string, sentAt?: Date) => sentIn(chat, origin, text, sentAt);
 
 const pauseOn = (settings: IDataObject = {}) => ({ pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api', ...settings } } });
 
@@ -196,14 +179,14 @@ describe('Ignore Chats', () => {
 	test('a chat id ignores that chat; a group only by its chat id, not by a listed member writing in it', async () => {
 		const byPhone = await ignoring('4917612345678');
 		const group = groupMessage(); // Ada writes in the group
-		group.message.id = `wamid.group-${serial++}`;
+		group.message.id = 'wamid.group-1';
 		await deliver(group);
 		expect(texts(byPhone)).toEqual([group.message.id]);
 
 		const byGroupId = n8n.addWorkflow('groups', { events: ['message.received'], options: { ignoreChats: '120363025551234567@g.us' } });
 		await byGroupId.publish();
 		const again = groupMessage();
-		again.message.id = `wamid.group-${serial++}`;
+		again.message.id = 'wamid.group-2';
 		await deliver(again);
 		expect(texts(byGroupId)).toEqual([]);
 		// The chat id of Ada's direct chat, typed in full, ignores it too.

@@ -1,0 +1,93 @@
+import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
+
+import { chatKey } from '../../shared/chatIds';
+import { CREDENTIAL_NAME } from '../../shared/scopes';
+import type { PauseCommand } from '../../shared/sharedWebhook/pauseCommand';
+import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
+import { allMembers, parseRegistration, type Registration } from '../../shared/sharedWebhook/registeredUrl';
+import { deriveShareKey } from '../../shared/sharedWebhook/signedHandoff';
+import { readWebhook } from '../../shared/webhookApi';
+import { resolveReplyTarget } from './replyOrigin';
+
+/**
+ * Message → Pause Automatic Replies and Resume Automatic Replies
+ * (docs/design/durability-and-conversations.md §5a): the same effect as a person writing in the
+ * chat from the phone (or sending the resume keyword), for every published trigger of the
+ * account that has "Pause When a Person Replies" on. The account's registered webhook lists them
+ * all (registeredUrl.ts); each gets a `pause` hand-off signed with the key derived from this
+ * credential's API key (signedHandoff.ts), so nobody without the key can pause or resume a chat.
+ */
+export async function executeAutomaticReplies(this: IExecuteFunctions, operation: string, itemIndex: number): Promise<IDataObject> {
+	if (operation !== 'pauseReplies' && operation !== 'resumeReplies') {
+		throw new NodeOperationError(this.getNode(), `Unknown message operation "${operation}"`, { itemIndex });
+	}
+	const pause = operation === 'pauseReplies';
+	const chat = chatOf.call(this, itemIndex);
+	const minutes = pause ? (this.getNodeParameter('pauseMinutes', itemIndex, 60) as number) : undefined;
+	const registration = await accountTriggers.call(this, itemIndex);
+
+	const { apiKey } = await this.getCredentials<{ apiKey: string }>(CREDENTIAL_NAME, itemIndex);
+	const at = Date.now();
+	const command: PauseCommand = { chat: chatKey(chat), pause, at, ...(minutes !== undefined ? { minutes } : {}) };
+	const body = JSON.stringify(command);
+	const targets = [registration.holderPath, ...allMembers(registration)];
+	const answers = await Promise.all(
+		targets.map(async (path) => await sendHandoff(this, deriveShareKey(apiKey), 'pause', `${registration.origin}${path}`, body)),
+	);
+	const applied = answers.filter((a) => a.kind === 'member' && (a.body as { applied?: unknown } | undefined)?.applied === true).length;
+	const notReached = answers.filter((a) => a.kind === 'unavailable').length;
+
+	if (applied === 0) {
+		throw new NodeOperationError(
+			this.getNode(),
+			notReached > 0
+				? `Could not reach the account's Messaging Relay Triggers to ${pause ? 'pause' : 'resume'} automatic replies [item ${itemIndex}]`
+				: `No published Messaging Relay Trigger on this account has "Pause When a Person Replies" on [item ${itemIndex}]`,
+			{
+				itemIndex,
+				description:
+					notReached > 0
+						? `${notReached} of ${targets.length} trigger(s) did not answer (n8n busy or restarting). Run this again, or turn on "Retry On Fail" in this node's settings.`
+						: 'Pause and Resume Automatic Replies act on the triggers that pause chats: open the Messaging Relay Trigger of the workflow that answers automatically, add the option "Pause When a Person Replies", and publish it.',
+			},
+		);
+	}
+	return {
+		chatId: chat,
+		automaticReplies: pause ? 'paused' : 'resumed',
+		until: !pause ? null : minutes === 0 ? 'resumed by hand' : new Date(at + (minutes as number) * 60_000).toISOString(),
+		workflows: applied,
+		...(notReached > 0 ? { notReached } : {}),
+	};
+}
+
+/** The chat: as given in "Chat", or, left empty, the chat of the trigger item this item came from (as Reply finds it). */
+function chatOf(this: IExecuteFunctions, itemIndex: number): string {
+	const given = this.getNodeParameter('chat', itemIndex, '') as unknown;
+	if (typeof given === 'string' && given.trim() !== '') return given.trim();
+	try {
+		return resolveReplyTarget.call(this, itemIndex).chatId;
+	} catch {
+		throw new NodeOperationError(this.getNode(), `No chat to ${this.getNodeParameter('operation', itemIndex) === 'pauseReplies' ? 'pause' : 'resume'} [item ${itemIndex}]`, {
+			itemIndex,
+			description:
+				'Type a chat ID or phone number in "Chat", or connect this node after a Messaging Relay Trigger (directly or through an AI Agent) and leave "Chat" empty: it then acts on the chat of the message the item came from.',
+		});
+	}
+}
+
+/** The account's published triggers, from its registered webhook. */
+async function accountTriggers(this: IExecuteFunctions, itemIndex: number): Promise<Registration> {
+	const webhook = await readWebhook.call(this, itemIndex);
+	const registration = webhook ? parseRegistration(webhook.url) : undefined;
+	if (!registration?.shared) {
+		throw new NodeOperationError(this.getNode(), `No Messaging Relay Trigger is published on this account [item ${itemIndex}]`, {
+			itemIndex,
+			description: webhook
+				? 'The account\'s webhook points at a URL that is not a Messaging Relay Trigger (it was set elsewhere), so no workflow of this n8n pauses automatic replies.'
+				: 'Publish the workflow whose Messaging Relay Trigger answers automatically (with the option "Pause When a Person Replies"); this node then pauses and resumes its chats.',
+		});
+	}
+	return registration;
+}
