@@ -15,7 +15,7 @@ import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { answersAtRunEnd, RESPONSE_DATA, RESPONSE_MODE } from './acknowledgement';
 import { combineBurst, isCombining } from './burstMerge';
-import { applyChatPause, pauseSettings } from './chatPause';
+import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
@@ -138,7 +138,7 @@ export class MessagingRelayTrigger implements INodeType {
 		// 3. Whether this trigger wants it (its Events and filters, and whether a person took the
 		//    chat over from the phone), and whether it runs now or is held to be combined with the
 		//    messages that follow it. A person's message is noted whatever this trigger selects.
-		const pause = delivery.kind === 'valid' ? pauseSettings(this) : undefined;
+		const pause = delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(String(delivery.body.type)) ? pauseSettings(this) : undefined;
 		const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
 		const ignored = whyIgnored(this, delivery.body) ?? paused;
 		const runsNow = !ignored && !(delivery.kind === 'valid' && isCombining(this, delivery.event));

@@ -28,6 +28,9 @@ export interface PauseSettings {
 
 export const PAUSED = 'chat paused: a person replied from the phone';
 
+/** The events the pause reads (a person's message) or acts on (the contact's); others never read the option. */
+export const CHAT_PAUSE_EVENTS: ReadonlySet<string> = new Set(['message.sent', 'message.received']);
+
 /** At most this many chats are remembered; the oldest are dropped first. */
 const MAX_CHATS = 1_000;
 /** An ended pause is kept this long, so that it outlives any copy that still says "paused". */
@@ -39,10 +42,15 @@ interface PauseOption {
 	settings?: { minutes?: number; keyword?: string; apiOrigins?: string };
 }
 
-/** The trigger's settings, or undefined when the option is off. */
+/**
+ * The trigger's settings, or undefined when the option is off. Only this option is read (n8n
+ * evaluates the expressions of the path it is asked for): reading all Options would evaluate
+ * the others too, and one that fails (a broken Only Numbers expression) would then fail events
+ * this trigger does not even select (the set-aside e2e soak caught that in CI).
+ */
 export function pauseSettings(context: IWebhookFunctions): PauseSettings | undefined {
-	const options = context.getNodeParameter('options', {}) as { pauseWhenPersonReplies?: PauseOption };
-	const settings = options.pauseWhenPersonReplies?.settings;
+	const option = context.getNodeParameter('options.pauseWhenPersonReplies', {}) as PauseOption;
+	const settings = option.settings;
 	if (!settings) return undefined;
 	return {
 		minutes: settings.minutes ?? 30,

@@ -6,7 +6,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
-import { ADA_CHAT, GRACE_CHAT, groupMessage, receivedIn, sentIn } from '../../fixtures/events';
+import { ADA_CHAT, GRACE_CHAT, groupMessage, receivedIn, sample, sentIn } from '../../fixtures/events';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
 
@@ -158,6 +158,20 @@ describe('Pause When a Person Replies', () => {
 		expect(texts(holderWithPause)).toEqual([]);
 		expect(texts(helper)).toEqual([grace.message.id]);
 		expect(texts(assistantWf)).toEqual([]);
+	});
+
+	test('the option is read alone: another option whose expression fails does not fail events this trigger does not select', async () => {
+		// A broken "Only Numbers" expression fails the events the trigger selects (n8n answers the
+		// delivery 500), as it should; the others are still answered "not selected" (the set-aside
+		// soak's broken alert in CI got its message.received reported as missed otherwise).
+		const w = n8n.addWorkflow('alert', {
+			events: ['number.disconnected'],
+			options: { ...pauseOn(), channelIds: "={{ $('Broken on purpose').first().json.numbers }}" },
+		} as INodeParameters);
+		await w.publish();
+		expect(await deliver(received())).toEqual({ received: true, ignored: 'event type not selected' });
+		expect(await deliver(sent('phone'))).toEqual({ received: true, ignored: 'event type not selected' });
+		expect((await sim.deliver(sample('number.disconnected'))).status).toBe(500);
 	});
 });
 
