@@ -8,7 +8,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import example from '../../examples/ai-assistant.json';
-import { sample } from '../fixtures/events';
+import { sample, sentIn } from '../fixtures/events';
 import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
 import {
 	api,
@@ -148,5 +148,38 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		expect(runs).toHaveLength(before + 1);
 		const item = nodeItems(runs[0], 'On WhatsApp message')[0];
 		expect(item).toMatchObject({ messageCount: 3, texts: ['hi', 'we are 4 people', 'tonight at 8?'], chatId: chat });
+	});
+
+	test('a person answers from the phone: the assistant stays quiet in that chat (other chats are answered); "#bot" from the phone hands it back', async () => {
+		since = Date.now();
+		model.reset();
+		const before = (await finishedExecutions(workflowId, 0)).length;
+		const taken = '4917644440004@c.us';
+		const other = '4917655550005@c.us';
+
+		// The café owner writes to the guest from the phone (origin other than "api").
+		expect((await deliver(sentIn(taken, 'phone', 'Hi, this is Ada, I will help you myself'))).status).toBe(200);
+		const quiet = await deliver(inbound('Great, thanks! Table at 8?', taken));
+		expect(quiet.status).toBe(200);
+		expect(JSON.parse(quiet.body)).toEqual({ received: true, ignored: 'chat paused: a person replied from the phone' });
+		expect((await deliver(inbound('Do you have vegan cake?', other))).status).toBe(200);
+		const sent = await waitForReplies(since, 1);
+		expect(sent).toEqual([{ channelId: 'num_main', to: other, text: '*Answer 1* to: Do you have vegan cake?' }]);
+
+		// The owner hands the chat back: the guest's next message is answered again.
+		expect((await deliver(sentIn(taken, 'phone', '#bot'))).status).toBe(200);
+		expect((await deliver(inbound('And a table for tomorrow?', taken))).status).toBe(200);
+		const afterHandBack = await waitForReplies(since, 2);
+		expect(afterHandBack[1]).toEqual({ channelId: 'num_main', to: taken, text: '*Answer 1* to: And a table for tomorrow?' });
+		await sleep(1500);
+		expect(await sentSince(since)).toHaveLength(2);
+		// The model was asked twice: never for the message that came while the chat was paused.
+		expect(model.requests.map((r) => r.messages.filter((m) => m.role === 'user').at(-1)?.text)).toEqual([
+			'Do you have vegan cake?',
+			'And a table for tomorrow?',
+		]);
+		// The owner's messages and the paused message started no execution (the trigger selects message.received only).
+		const runs = await finishedExecutions(workflowId, before + 2);
+		expect(runs).toHaveLength(before + 2);
 	});
 });
