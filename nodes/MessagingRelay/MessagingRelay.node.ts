@@ -4,12 +4,15 @@ import type {
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError } from 'n8n-workflow';
+import { NodeApiError, NodeConnectionTypes, NodeOperationError, SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { executeAutomaticReplies } from './actions/automaticReplies';
 import { executeMessages } from './actions/message';
+import { executeSendAndWait, sendAndWaitWebhook } from './actions/sendAndWait';
 import { executeNumber } from './actions/number';
 import { executeWebhook } from './actions/webhook';
 import { messageFields, messageOperations } from './descriptions/MessageDescription';
@@ -20,6 +23,10 @@ import { searchNumbers } from './listSearch';
 /** The Message operations that send (a batch); the others act per item. */
 const SENDING = ['send', 'reply'];
 
+// Its one webhook is a restart webhook (Send and Wait for Reply): n8n serves it only for a waiting
+// run and never registers it anywhere, so there is nothing to check, create or delete at the
+// service (n8n's own send-and-wait nodes have no webhookMethods either).
+// eslint-disable-next-line @n8n/community-nodes/webhook-lifecycle-complete
 export class MessagingRelay implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging Relay',
@@ -34,6 +41,20 @@ export class MessagingRelay implements INodeType {
 		inputs: [NodeConnectionTypes.Main],
 		outputs: [NodeConnectionTypes.Main],
 		credentials: [{ name: CREDENTIAL_NAME, required: true }],
+		// Send and Wait for Reply: n8n resumes the waiting run at this node's signed URL
+		// (n8n/dist/webhooks/waiting-webhooks.js), as for its own send-and-wait nodes
+		// (n8n-nodes-base utils/sendAndWait/descriptions.js); never registered at publish.
+		webhooks: [
+			{
+				name: 'default',
+				httpMethod: 'POST',
+				responseMode: 'onReceived',
+				responseData: '',
+				path: '={{ $nodeId }}',
+				restartWebhook: true,
+				isFullPath: true,
+			},
+		],
 		properties: [
 			{
 				displayName: 'Resource',
@@ -60,10 +81,18 @@ export class MessagingRelay implements INodeType {
 		listSearch: { searchNumbers },
 	};
 
+	/** The contact's reply to Send and Wait for Reply, forwarded by the account's trigger (sendAndWait.ts). */
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		return await sendAndWaitWebhook.call(this);
+	}
+
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 		const items = this.getInputData();
 		const returnData: INodeExecutionData[] = [];
 
+		if (this.getNodeParameter('resource', 0) === 'message' && this.getNodeParameter('operation', 0) === SEND_AND_WAIT_OPERATION) {
+			return await executeSendAndWait.call(this);
+		}
 		// Messages are sent as a batch (checked first, then several in flight, chat by chat).
 		if (this.getNodeParameter('resource', 0) === 'message' && SENDING.includes(this.getNodeParameter('operation', 0) as string)) {
 			return [await executeMessages.call(this, this.getNodeParameter('operation', 0) as string)];

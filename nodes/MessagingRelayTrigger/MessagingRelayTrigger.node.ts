@@ -11,6 +11,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
+import { routeReply } from '../shared/sharedWebhook/replyRouting';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { answersAtRunEnd, RESPONSE_DATA, RESPONSE_MODE } from './acknowledgement';
@@ -142,6 +143,18 @@ export class MessagingRelayTrigger implements INodeType {
 		const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
 		const ignored = whyIgnored(this, delivery.body) ?? paused;
 		const runsNow = !ignored && !(delivery.kind === 'valid' && isCombining(this, delivery.event));
+
+		// 3b. A contact's answer to a run that waits for it (Send and Wait for Reply): the holder
+		//     offers it to that run first; taken, it is not a new message for the triggers.
+		if (caller.kind === 'service' && delivery.kind === 'valid') {
+			const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id);
+			if (reply.kind === 'retry later') {
+				return respond(this, { status: 503, body: { error: 'A run waiting for this reply could not take it yet' }, headers: RETRY });
+			}
+			if (reply.kind === 'answered a waiting run' && !reply.passOn) {
+				return respond(this, { status: 200, body: { received: true, answered: 'a waiting run' } });
+			}
+		}
 
 		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 		//    first, a member recognises a forward of an event it already ran.

@@ -2,12 +2,8 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { chatKey } from '../../shared/chatIds';
-import { CREDENTIAL_NAME } from '../../shared/scopes';
+import { accountTriggers, tellAllTriggers } from '../../shared/sharedWebhook/accountTriggers';
 import type { PauseCommand } from '../../shared/sharedWebhook/pauseCommand';
-import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
-import { allMembers, parseRegistration, type Registration } from '../../shared/sharedWebhook/registeredUrl';
-import { deriveShareKey } from '../../shared/sharedWebhook/signedHandoff';
-import { readWebhook } from '../../shared/webhookApi';
 import { resolveReplyTarget } from './replyOrigin';
 
 /**
@@ -25,16 +21,11 @@ export async function executeAutomaticReplies(this: IExecuteFunctions, operation
 	const pause = operation === 'pauseReplies';
 	const chat = chatOf.call(this, itemIndex);
 	const minutes = pause ? (this.getNodeParameter('pauseMinutes', itemIndex, 60) as number) : undefined;
-	const registration = await accountTriggers.call(this, itemIndex);
-
-	const { apiKey } = await this.getCredentials<{ apiKey: string }>(CREDENTIAL_NAME, itemIndex);
+	const registration = await accountTriggers.call(this, itemIndex, 'pause automatic replies');
 	const at = Date.now();
 	const command: PauseCommand = { chat: chatKey(chat), pause, at, ...(minutes !== undefined ? { minutes } : {}) };
-	const body = JSON.stringify(command);
-	const targets = [registration.holderPath, ...allMembers(registration)];
-	const answers = await Promise.all(
-		targets.map(async (path) => await sendHandoff(this, deriveShareKey(apiKey), 'pause', `${registration.origin}${path}`, body)),
-	);
+	const { answers: told } = await tellAllTriggers.call(this, registration, itemIndex, 'pause', JSON.stringify(command));
+	const answers = told.map((t) => t.answer);
 	const applied = answers.filter((a) => a.kind === 'member' && (a.body as { applied?: unknown } | undefined)?.applied === true).length;
 	const notReached = answers.filter((a) => a.kind === 'unavailable').length;
 
@@ -48,7 +39,7 @@ export async function executeAutomaticReplies(this: IExecuteFunctions, operation
 				itemIndex,
 				description:
 					notReached > 0
-						? `${notReached} of ${targets.length} trigger(s) did not answer (n8n busy or restarting). Run this again, or turn on "Retry On Fail" in this node's settings.`
+						? `${notReached} of ${told.length} trigger(s) did not answer (n8n busy or restarting). Run this again, or turn on "Retry On Fail" in this node's settings.`
 						: 'Pause and Resume Automatic Replies act on the triggers that pause chats: open the Messaging Relay Trigger of the workflow that answers automatically, add the option "Pause When a Person Replies", and publish it.',
 			},
 		);
@@ -75,19 +66,4 @@ function chatOf(this: IExecuteFunctions, itemIndex: number): string {
 				'Type a chat ID or phone number in "Chat", or connect this node after a Messaging Relay Trigger (directly or through an AI Agent) and leave "Chat" empty: it then acts on the chat of the message the item came from.',
 		});
 	}
-}
-
-/** The account's published triggers, from its registered webhook. */
-async function accountTriggers(this: IExecuteFunctions, itemIndex: number): Promise<Registration> {
-	const webhook = await readWebhook.call(this, itemIndex);
-	const registration = webhook ? parseRegistration(webhook.url) : undefined;
-	if (!registration?.shared) {
-		throw new NodeOperationError(this.getNode(), `No Messaging Relay Trigger is published on this account [item ${itemIndex}]`, {
-			itemIndex,
-			description: webhook
-				? 'The account\'s webhook points at a URL that is not a Messaging Relay Trigger (it was set elsewhere), so no workflow of this n8n pauses automatic replies.'
-				: 'Publish the workflow whose Messaging Relay Trigger answers automatically (with the option "Pause When a Person Replies"); this node then pauses and resumes its chats.',
-		});
-	}
-	return registration;
 }

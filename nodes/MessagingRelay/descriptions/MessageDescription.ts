@@ -41,12 +41,46 @@ export const messageOperations: INodeProperties[] = [
 				action: 'Send a message',
 				description: 'Send a text message from one of your numbers to a phone number or chat',
 			},
+			{
+				name: 'Send and Wait for Reply',
+				value: 'sendAndWait',
+				action: 'Send a message and wait for the reply',
+				description:
+					'Ask a contact something and pause the workflow until they answer in that chat: any text, or yes / no for an approval',
+			},
 		],
 		default: 'send',
 	},
 ];
 
 export const messageFields: INodeProperties[] = [
+	{
+		displayName:
+			'The workflow waits here until the contact answers in the chat. The answer comes through the Messaging Relay Trigger published on this account (any workflow), so publish one.',
+		name: 'sendAndWaitNotice',
+		type: 'notice',
+		default: '',
+		displayOptions: showFor(['sendAndWait']),
+	},
+	{
+		displayName: 'To',
+		name: 'waitTo',
+		type: 'string',
+		default: '',
+		placeholder: 'e.g. +4915112345678, or empty after a trigger',
+		description:
+			'Phone number in international format or a chat ID. Leave empty after a Messaging Relay Trigger (directly or through other nodes): the question goes to the chat of the message the item came from, from the number that received it.',
+		displayOptions: showFor(['sendAndWait']),
+	},
+	{
+		...numberLocator({
+			displayName: 'From Number',
+			name: 'waitChannelId',
+			description: 'The number (line) that asks; needed only when To is set',
+			displayOptions: showFor(['sendAndWait']),
+		}),
+		required: false,
+	},
 	{
 		displayName: 'Chat',
 		name: 'chat',
@@ -98,8 +132,8 @@ export const messageFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		typeOptions: { rows: 4 },
-		description: 'The message body',
-		displayOptions: showFor(['send']),
+		description: 'The message body (for Send and Wait for Reply: the question)',
+		displayOptions: showFor(['send', 'sendAndWait']),
 	},
 	{
 		// Not required: left empty after an AI Agent, Reply sends the agent's answer.
@@ -155,6 +189,125 @@ export const messageFields: INodeProperties[] = [
 				typeOptions: { minValue: 1, maxValue: 1000 },
 				description:
 					'How many messages may be on their way at once. Messages to the same chat always go out one after the other, in input order. Lower it if the service rate-limits you.',
+			},
+		],
+	},
+	{
+		displayName: 'Response Type',
+		name: 'responseType',
+		type: 'options',
+		default: 'freeText',
+		options: [
+			{ name: 'Free Text', value: 'freeText', description: 'The next message of the contact in that chat, whatever it says' },
+			{ name: 'Approval', value: 'approval', description: 'Yes or no: the output has "approved" (true or false) and "decision"' },
+		],
+		displayOptions: showFor(['sendAndWait']),
+	},
+	{
+		displayName: 'Approval Options',
+		name: 'approvalOptions',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: { show: { resource: ['message'], operation: ['sendAndWait'], responseType: ['approval'] } },
+		options: [
+			{
+				displayName: 'Ask Again Text',
+				name: 'reAskText',
+				type: 'string',
+				default: 'Sorry, I did not understand. Please answer yes or no.',
+				description: 'Sent when the answer is neither a yes nor a no word',
+			},
+			{
+				displayName: 'Ask Again Times',
+				name: 'reAskTimes',
+				type: 'number',
+				default: 1,
+				typeOptions: { minValue: 0 },
+				description: 'How many unclear answers are met with the Ask Again Text before the workflow continues with decision "unclear"',
+			},
+			{
+				displayName: 'No Words',
+				name: 'declineWords',
+				type: 'string',
+				default: 'no, n, 2, 👎',
+				description: 'Comma-separated; not case- or accent-sensitive',
+			},
+			{
+				displayName: 'Yes Words',
+				name: 'approveWords',
+				type: 'string',
+				default: 'yes, y, 1, ok, 👍',
+				description: 'Comma-separated; not case- or accent-sensitive. "yes please" counts as yes.',
+			},
+		],
+	},
+	{
+		displayName: 'Options',
+		name: 'options',
+		type: 'collection',
+		placeholder: 'Add option',
+		default: {},
+		displayOptions: showFor(['sendAndWait']),
+		options: [
+			{
+				displayName: 'Limit Wait Time',
+				name: 'limitWaitTime',
+				type: 'fixedCollection',
+				default: { values: { limitType: 'afterTimeInterval', resumeAmount: 45, resumeUnit: 'minutes' } },
+				description: 'Continue without an answer after a time (the output is then the input item, without "answered"). n8n checks waits about once a minute.',
+				options: [
+					{
+						displayName: 'Values',
+						name: 'values',
+						values: [
+							{
+								displayName: 'Limit Type',
+								name: 'limitType',
+								type: 'options',
+								default: 'afterTimeInterval',
+								options: [
+									{ name: 'After Time Interval', value: 'afterTimeInterval' },
+									{ name: 'At Specified Time', value: 'atSpecifiedTime' },
+								],
+							},
+							{
+								displayName: 'Amount',
+								name: 'resumeAmount',
+								type: 'number',
+								default: 45,
+								typeOptions: { minValue: 0, numberPrecision: 2 },
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+							},
+							{
+								displayName: 'Unit',
+								name: 'resumeUnit',
+								type: 'options',
+								default: 'minutes',
+								options: [
+									{ name: 'Minutes', value: 'minutes' },
+									{ name: 'Hours', value: 'hours' },
+									{ name: 'Days', value: 'days' },
+								],
+								displayOptions: { show: { limitType: ['afterTimeInterval'] } },
+							},
+							{
+								displayName: 'Max Date and Time',
+								name: 'maxDateAndTime',
+								type: 'dateTime',
+								default: '',
+								displayOptions: { show: { limitType: ['atSpecifiedTime'] } },
+							},
+						],
+					},
+				],
+			},
+			{
+				displayName: 'Pass the Reply On',
+				name: 'passReplyOn',
+				type: 'boolean',
+				default: false,
+				description: 'Whether the answer also starts the trigger workflows as a new message. Off, an auto-reply or assistant does not answer "yes" or "1" as well.',
 			},
 		],
 	},

@@ -27,7 +27,7 @@ export type PeerAnswer =
  * Within" answers a held message only once its combined execution is saved, at most 60 s after
  * the burst's first message (burstMerge.ts, burstLimits.maxHoldMs).
  */
-const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000, missed: 3_000, pause: 5_000 };
+const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000, missed: 3_000, pause: 5_000, wait: 5_000, resume: 20_000 };
 /** Pauses before the 2nd and 3rd try of an event forward. */
 export const FORWARD_PAUSES_MS = [200, 800];
 

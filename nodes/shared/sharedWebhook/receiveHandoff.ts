@@ -2,6 +2,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { forgetMissed, missedSummary } from './memberHealth';
 import { takeOver } from './registration';
+import { recordWait, waitSchema, type Wait } from './waitingRuns';
 import { proofFor, verifyHandoff } from './signedHandoff';
 import type { WebhookState } from './webhookState';
 
@@ -47,6 +48,8 @@ export async function receiveHandoff(
 	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
 	if (check.op === 'missed') return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
 	if (check.op === 'pause') return { kind: 'pause', proof };
+	if (check.op === 'wait') return { kind: 'answer', status: 200, body: { proof, ...answerWait(context, state, body) } };
+	if (check.op === 'resume') return { kind: 'answer', status: 400, body: { error: 'A trigger does not take resumes' } };
 
 	// takeover. A test listener's static data is not saved by n8n: it must never hold the registration.
 	if (isTest) return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
@@ -72,4 +75,16 @@ function answerMissed(context: IWebhookFunctions, state: WebhookState): IDataObj
 	if (typeof member !== 'string' || !member.startsWith('/')) return { missed: null };
 	if (typeof reportedUpTo === 'number') forgetMissed(context, state, member, reportedUpTo);
 	return { missed: missedSummary(context, state, member) ?? null };
+}
+
+/** A run that waits for a reply (Send and Wait for Reply) tells every trigger of the account: waitingRuns.ts. */
+function answerWait(context: IWebhookFunctions, state: WebhookState, body: string): IDataObject {
+	let wait: Wait;
+	try {
+		wait = waitSchema.parse(JSON.parse(body));
+	} catch {
+		return { recorded: false };
+	}
+	recordWait(context, state, wait);
+	return { recorded: true };
 }

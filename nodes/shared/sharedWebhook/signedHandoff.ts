@@ -7,8 +7,8 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
  */
 
 export const SHARE_VERSION = 'v1';
-export type ShareOp = 'event' | 'ping' | 'takeover' | 'missed' | 'pause';
-const OPS: ReadonlySet<string> = new Set<ShareOp>(['event', 'ping', 'takeover', 'missed', 'pause']);
+export type ShareOp = 'event' | 'ping' | 'takeover' | 'missed' | 'pause' | 'wait' | 'resume';
+const OPS: ReadonlySet<string> = new Set<ShareOp>(['event', 'ping', 'takeover', 'missed', 'pause', 'wait', 'resume']);
 
 export const HANDOFF_HEADERS = {
 	version: 'x-relay-share',

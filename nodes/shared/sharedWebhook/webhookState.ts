@@ -4,7 +4,8 @@ import type { IDataObject } from 'n8n-workflow';
  * What a node keeps about the account's webhook in its workflow's static data (n8n saves it after
  * activation and after every webhook request that changed it). docs/shared-webhook.md, "What each
  * trigger keeps". Every write goes through a function of this file, except the two records of
- * deliveries, which deliveryLedger.ts writes, and the paused chats, which chatPause.ts writes.
+ * deliveries, which deliveryLedger.ts writes, the paused chats, which chatPause.ts writes, and the
+ * waiting runs, which waitingRuns.ts writes.
  */
 export interface WebhookState extends IDataObject {
 	/** Held by the holder only: the URL it registered (with the member list) and its secret. */
@@ -22,6 +23,8 @@ export interface WebhookState extends IDataObject {
 	taken?: Record<string, LedgerEntry>;
 	/** The holder: members that failed hand-offs or were set aside, by path (memberHealth.ts). */
 	members?: Record<string, MemberRecord>;
+	/** Runs that wait for a contact's reply, by execution id (waitingRuns.ts). */
+	waits?: Record<string, IDataObject>;
 	/** Pause When a Person Replies: chats where a person wrote from the phone, by chat id (chatPause.ts). */
 	pausedChats?: Record<string, PauseEntry>;
 }

@@ -1,0 +1,55 @@
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+
+import { sendHandoff } from './peerClient';
+import { dropWait, recordWait, waitsForReply } from './waitingRuns';
+import type { WebhookState } from './webhookState';
+
+/**
+ * The holder's side of Send and Wait for Reply (docs/design/durability-and-conversations.md §5):
+ * a contact's message that a waiting run may be waiting for is offered to those runs first, as a
+ * signed `resume` hand-off to n8n's resume path on the holder's own origin. Only the waiting
+ * node's proof says a run took it: n8n answers a finished send-and-wait run with 200 too.
+ */
+export type ReplyOutcome =
+	/** No run took it: the triggers get it as usual. */
+	| { kind: 'not a reply' }
+	/** A waiting run took it; `passOn`: that wait asked for the triggers to get it too. */
+	| { kind: 'answered a waiting run'; passOn: boolean }
+	/** A waiting run could not be reached: answer 503, the service delivers it again. */
+	| { kind: 'retry later' };
+
+const NOT_A_REPLY: ReplyOutcome = { kind: 'not a reply' };
+
+/** `rawBody`: the service's delivery as it arrived; `deliveryId`: its id (deliveryLedger.ts). */
+export async function routeReply(context: IWebhookFunctions, state: WebhookState, rawBody: string, body: IDataObject, deliveryId: string): Promise<ReplyOutcome> {
+	if (body.type !== 'message.received' || !state.webhookUrl || !state.shareKey) return NOT_A_REPLY;
+	const message = body.message as IDataObject | undefined;
+	if (!message || typeof message !== 'object') return NOT_A_REPLY;
+	const waits = waitsForReply(context, state, message, deliveryId);
+	if (waits.length === 0) return NOT_A_REPLY;
+
+	const origin = new URL(state.webhookUrl).origin;
+	for (const wait of waits) {
+		const resume = JSON.stringify({ asked: wait.asked ?? 0, questionId: wait.questionId ?? null, event: JSON.parse(rawBody) as unknown });
+		const answer = await sendHandoff(context, state.shareKey, 'resume', `${origin}${wait.resumePath}`, resume);
+		if (answer.kind === 'unavailable') return { kind: 'retry later' };
+		if (answer.kind === 'member') {
+			const { consumed, reAsked } = (answer.body ?? {}) as { consumed?: unknown; reAsked?: unknown };
+			if (consumed === true && reAsked === true) {
+				// An unclear answer to an approval: the run asked again and keeps waiting.
+				recordWait(context, state, { ...wait, asked: (wait.asked ?? 0) + 1 });
+				return { kind: 'answered a waiting run', passOn: wait.passOn === true };
+			}
+			if (consumed === true) {
+				recordWait(context, state, { ...wait, resumedBy: deliveryId });
+				return { kind: 'answered a waiting run', passOn: wait.passOn === true };
+			}
+			continue; // declined: not this run's reply
+		}
+		// No proof (404 deleted, 409 running or failed, n8n's "no action required" page): the run
+		// no longer waits, unless this very delivery resumed it before (a redelivery).
+		if (wait.resumedBy === deliveryId) return { kind: 'answered a waiting run', passOn: wait.passOn === true };
+		dropWait(context, state, wait.executionId);
+	}
+	return NOT_A_REPLY;
+}

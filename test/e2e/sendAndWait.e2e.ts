@@ -1,0 +1,154 @@
+/**
+ * Send and Wait for Reply in the real n8n 2.41.1 (docs/design/durability-and-conversations.md §5),
+ * with the appointment example as a user imports it: a contact's message starts the workflow, the
+ * node asks "reply 1 to confirm or 2 to cancel" and the execution waits in n8n; the contact's
+ * answer reaches the account's trigger, which offers it to the waiting run at n8n's resume URL.
+ */
+import type { IDataObject } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
+
+import example from '../../examples/appointment-confirmation.json';
+import { receivedIn } from '../fixtures/events';
+import { api, eventually, executions, importExample, relayCredential, sim, simRequests, stackInfo } from '../support/e2e';
+
+const ACCOUNT = 'acct_wait';
+const QUESTION = 'Shall I book your table for tomorrow at 19:00? Reply 1 to confirm or 2 to cancel.';
+
+let workflowId: string;
+
+beforeAll(async () => {
+	const relay = await relayCredential('Messaging Relay wait account', 'sim-key-wait');
+	workflowId = await importExample(example as never, { messagingRelayApi: relay });
+	await api('POST', `/workflows/${workflowId}/activate`);
+});
+
+afterAll(async () => {
+	if (workflowId) await api('POST', `/workflows/${workflowId}/deactivate`).catch(() => undefined);
+});
+
+async function deliver(event: unknown) {
+	const answer = (await sim('POST', '/deliver', { account: ACCOUNT, event })) as { status: number; body: string };
+	return { status: answer.status, body: answer.body ? (JSON.parse(answer.body) as IDataObject) : {} };
+}
+
+/** What the account sent to `chat` since `from`. */
+async function sentTo(chat: string, from: number): Promise<string[]> {
+	return (await simRequests(from))
+		.filter((r) => r.method === 'POST' && r.path === '/v1/messages' && r.account === ACCOUNT && r.body.to === chat)
+		.map((r) => r.body.text as string);
+}
+
+async function untilSent(chat: string, from: number, count: number) {
+	return await eventually(async () => {
+		const sent = await sentTo(chat, from);
+		return sent.length >= count ? sent : undefined;
+	}, 30_000);
+}
+
+const statuses = async () => (await executions(workflowId)).map((e) => e.status);
+
+describe('the appointment example: ask, wait in n8n, continue on the contact\'s answer', () => {
+	test('"1" resumes the waiting run, which books and says so in that chat; the answer starts no run of its own', async () => {
+		const since = Date.now();
+		const chat = '4917610000001@c.us';
+		expect((await deliver(receivedIn(chat, { text: 'Hi, a table for tomorrow?' }))).status).toBe(200);
+		expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
+		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
+
+		const answer = await deliver(receivedIn(chat, { text: '1' }));
+		expect(answer).toEqual({ status: 200, body: { received: true, answered: 'a waiting run' } });
+		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		const runs = await eventually(async () => {
+			const list = await executions(workflowId);
+			return list.length >= 1 && list.every((e) => e.status === 'success') ? list : undefined;
+		}, 30_000);
+		expect(runs).toHaveLength(1);
+		await sleep(1_000);
+		expect(await sentTo(chat, since)).toHaveLength(2);
+	});
+
+	test('an unclear answer is asked again, then "no" continues on the false branch', async () => {
+		const since = Date.now();
+		const chat = '4917610000002@c.us';
+		await deliver(receivedIn(chat, { text: 'Book please' }));
+		await untilSent(chat, since, 1);
+		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
+		expect((await deliver(receivedIn(chat, { text: 'maybe' }))).body).toEqual({ received: true, answered: 'a waiting run' });
+		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Sorry, please reply 1 to confirm or 2 to cancel.']);
+		await deliver(receivedIn(chat, { text: 'No!' }));
+		expect(await untilSent(chat, since, 3)).toEqual([QUESTION, 'Sorry, please reply 1 to confirm or 2 to cancel.', 'No problem, nothing is booked.']);
+	});
+
+	test('a message in another chat does not resume the run, nor does a POST to its resume URL without the account\'s signature', async () => {
+		const since = Date.now();
+		const chat = '4917610000003@c.us';
+		const stranger = '4917610000004@c.us';
+		await deliver(receivedIn(chat, { text: 'Table?' }));
+		await untilSent(chat, since, 1);
+		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
+
+		// Another contact writes: a new run asks them, the first run still waits.
+		await deliver(receivedIn(stranger, { text: '1' }));
+		expect(await untilSent(stranger, since, 1)).toEqual([QUESTION]);
+		expect(await sentTo(chat, since)).toEqual([QUESTION]);
+
+		// Someone who knows n8n's signed resume URL (here read from the trigger's static data)
+		// posts an answer to it: the node refuses it and the run keeps waiting.
+		const workflow = (await api('GET', `/workflows/${workflowId}`)) as { staticData?: Record<string, { waits?: Record<string, { resumePath: string; chat: string }> }> };
+		const wait = Object.values(Object.values(workflow.staticData ?? {})[0]?.waits ?? {}).find((w) => w.chat === chat);
+		expect(wait).toBeDefined();
+		const forged = await fetch(`${stackInfo().n8nUrl}${wait!.resumePath}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ event: receivedIn(chat, { text: '1' }) }),
+		});
+		expect(forged.status).toBe(401);
+		await sleep(1_000);
+		expect(await sentTo(chat, since)).toEqual([QUESTION]);
+
+		// The contact's own answer still resumes it.
+		await deliver(receivedIn(chat, { text: '2' }));
+		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'No problem, nothing is booked.']);
+	});
+
+	test('Limit Wait Time: the run continues without an answer (n8n\'s wait tracker, about once a minute), and a later message of that chat is not swallowed', async () => {
+		// The example with a 3-second limit, on an account of its own.
+		const limited = JSON.parse(JSON.stringify(example)) as typeof example;
+		limited.name = 'appointment confirmation, 3 s limit';
+		for (const node of limited.nodes) {
+			if (node.webhookId) node.webhookId = node.webhookId.replace(/^9a8b7c6d/, '1a2b3c4d');
+			const options = (node.parameters as { options?: { limitWaitTime?: { values: IDataObject } } }).options;
+			if (options?.limitWaitTime) options.limitWaitTime.values = { limitType: 'afterTimeInterval', resumeAmount: 0.05, resumeUnit: 'minutes' };
+		}
+		const relay = await relayCredential('Messaging Relay wait-limit account', 'sim-key-wait-limit');
+		const limitedId = await importExample(limited as never, { messagingRelayApi: relay });
+		await api('POST', `/workflows/${limitedId}/activate`);
+		try {
+			const since = Date.now();
+			const chat = '4917610000005@c.us';
+			const send = async (text: string) => await sim('POST', '/deliver', { account: 'acct_wait_limit', event: receivedIn(chat, { text }) });
+			await send('A table please');
+			const sentHere = async () =>
+				(await simRequests(since)).filter((r) => r.path === '/v1/messages' && r.account === 'acct_wait_limit' && r.body.to === chat).map((r) => r.body.text as string);
+			await eventually(async () => ((await sentHere()).length >= 1 ? true : undefined), 30_000);
+			// No answer: n8n continues the run at its next wait check; the item has no "answered",
+			// so the IF sends the "not booked" branch.
+			const timedOut = await eventually(async () => {
+				const sent = await sentHere();
+				return sent.length >= 2 ? sent : undefined;
+			}, 100_000);
+			expect(timedOut).toEqual([QUESTION, 'No problem, nothing is booked.']);
+			const runs = await executions(limitedId);
+			expect(runs.map((e) => e.status)).toEqual(['success']);
+			// The chat's next message is not taken by the ended wait: it starts the workflow again.
+			await send('1');
+			expect(await eventually(async () => ((await sentHere()).length >= 3 ? await sentHere() : undefined), 30_000)).toEqual([
+				QUESTION,
+				'No problem, nothing is booked.',
+				QUESTION,
+			]);
+		} finally {
+			await api('POST', `/workflows/${limitedId}/deactivate`).catch(() => undefined);
+		}
+	}, 200_000);
+});
