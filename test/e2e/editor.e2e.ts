@@ -13,7 +13,7 @@ import { readJson, repoPath } from '../support/repo';
 
 /** The README's pictures: a readable size on a page, the workflow filling it. */
 const PICTURE = { width: 1200, height: 600 };
-const EXAMPLES = ['auto-reply', 'disconnect-alert', 'ai-assistant', 'number-watch'] as const;
+const EXAMPLES = ['auto-reply', 'disconnect-alert', 'ai-assistant', 'number-watch', 'appointment-confirmation'] as const;
 
 let browser: BrowserContext;
 beforeAll(async () => {
