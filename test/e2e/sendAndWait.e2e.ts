@@ -9,7 +9,8 @@ import { sleep } from 'n8n-workflow';
 
 import example from '../../examples/appointment-confirmation.json';
 import { receivedIn } from '../fixtures/events';
-import { api, eventually, executions, importExample, relayCredential, sim, simRequests, stackInfo } from '../support/e2e';
+import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
+import { api, eventually, executions, importExample, relayCredential, restartN8n, sim, simRequests, stackInfo } from '../support/e2e';
 
 const ACCOUNT = 'acct_wait';
 const QUESTION = 'Shall I book your table for tomorrow at 19:00? Reply 1 to confirm or 2 to cancel.';
@@ -151,4 +152,25 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 			await api('POST', `/workflows/${limitedId}/deactivate`).catch(() => undefined);
 		}
 	}, 200_000);
+
+	test('n8n restarted while a run waits: the answer sent while n8n is down is delivered again and resumes the run exactly once', async () => {
+		const since = Date.now();
+		const chat = '4917610000006@c.us';
+		await deliver(receivedIn(chat, { text: 'Table for two?' }));
+		expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
+		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
+
+		// The service delivers through the balancer and retries as it does when n8n is down.
+		const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string }>)[ACCOUNT];
+		const target = new URL(webhook.url);
+		target.host = new URL(stackInfo().balancerUrl).host;
+		let answering: Promise<DeliveryResult> | undefined;
+		await restartN8n({ onStopped: () => (answering = deliverWithRetries(target.toString(), JSON.stringify(receivedIn(chat, { text: 'yes' })), webhook.secret, { deadlineMs: 150_000 })) });
+		const answered = await answering!;
+		expect(answered.status).toBe(200);
+		expect(answered.attempts.length).toBeGreaterThan(1); // it met n8n down at least once
+		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		await sleep(2_000);
+		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+	}, 240_000);
 });
