@@ -17,10 +17,11 @@ import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUr
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { sample, sampleEventTypes } from '../fixtures/events';
+import appointment from '../../examples/appointment-confirmation.json';
+import { receivedIn, sample, sampleEventTypes } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
 import { allExecutions } from '../support/executions';
-import { createWorkflow, relayCredential, triggerWorkflowData } from '../support/workflows';
+import { createWorkflow, importExample, relayCredential, triggerWorkflowData } from '../support/workflows';
 import { N8nClient } from '../support/n8nClient';
 import { report } from '../support/report';
 import { SimClient } from '../support/simClient';
@@ -536,4 +537,43 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		expect(kills.map((k) => k.process)).toEqual(['webhook', 'worker1']);
 		for (const id of ids) await mainApi.api('POST', `/workflows/${id}/deactivate`);
 	}, 900_000);
+
+	test('Send and Wait for Reply: the question is asked on a worker, the answer reaches the webhook process through the balancer, and the run resumes on a worker', async () => {
+		const credential = await relayCredential(mainApi, 'wait queue account', { baseUrl: info.simUrl, apiKey: 'sim-key-wait-queue' });
+		const { id } = await importExample(mainApi, appointment as never, { messagingRelayApi: credential });
+		await mainApi.api('POST', `/workflows/${id}/activate`);
+		try {
+			const since = Date.now();
+			const chat = '4917620000001@c.us';
+			const question = appointment.nodes.find((n) => n.name === 'Ask to confirm')!.parameters.text as string;
+			const sentHere = async () =>
+				(await simulator.requests(since))
+					.filter((r) => r.path === '/v1/messages' && r.account === 'acct_wait_queue' && (r.body as IDataObject).to === chat)
+					.map((r) => (r.body as IDataObject).text);
+			const deliver = async (text: string) => await simCall('POST', '/deliver', { account: 'acct_wait_queue', event: receivedIn(chat, { text }) });
+
+			expect((await deliver('A table tomorrow?')).status).toBe(200);
+			await waitUntil('the question', async () => ((await sentHere()).length >= 1 ? true : undefined), { intervalMs: 300 });
+			const [waiting] = await waitUntil('the run to wait', () => {
+				const rows = executions([id]).filter((r) => r.status === 'waiting');
+				return rows.length > 0 ? rows : undefined;
+			}, { intervalMs: 300 });
+
+			const answer = await deliver('1');
+			expect(answer).toMatchObject({ status: 200 });
+			expect(JSON.parse(answer.body as string)).toEqual({ received: true, answered: 'a waiting run' });
+			await waitUntil('the booking', async () => ((await sentHere()).length >= 2 ? true : undefined), { intervalMs: 300 });
+			await sleep(1_000);
+			expect(await sentHere()).toEqual([question, 'Booked: see you tomorrow at 19:00!']);
+			expect(executions([id]).map((r) => [r.id, r.status])).toEqual([[waiting.id, 'success']]);
+			// Both parts of the run were enqueued by the webhook process and run by workers (the
+			// question, then the resume), never by main.
+			const started = [...startedBy('worker1'), ...startedBy('worker2')].filter((x) => x === waiting.id);
+			expect(started).toHaveLength(2);
+			expect(enqueuedBy('webhook').filter((x) => x === waiting.id).length).toBeGreaterThanOrEqual(1);
+			expect(readLog('main')).not.toMatch(new RegExp(`started execution ${waiting.id} \\(job`));
+		} finally {
+			await mainApi.api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+		}
+	}, 180_000);
 });

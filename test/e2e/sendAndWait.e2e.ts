@@ -10,7 +10,7 @@ import { sleep } from 'n8n-workflow';
 import example from '../../examples/appointment-confirmation.json';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { api, eventually, executions, importExample, relayCredential, restartN8n, sim, simRequests, stackInfo } from '../support/e2e';
+import { api, eventually, executions, importExample, relayCredential, report, restartN8n, sim, simRequests, stackInfo } from '../support/e2e';
 
 const ACCOUNT = 'acct_wait';
 const QUESTION = 'Shall I book your table for tomorrow at 19:00? Reply 1 to confirm or 2 to cancel.';
@@ -173,4 +173,19 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		await sleep(2_000);
 		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
 	}, 240_000);
+
+	test('an answer sent as soon as the question is seen resumes the run exactly once (if n8n has not put the run to wait yet, it gets 503 and the redelivery resumes it)', async () => {
+		const since = Date.now();
+		const chat = '4917610000007@c.us';
+		const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string }>)[ACCOUNT];
+		await deliver(receivedIn(chat, { text: 'Table?' }));
+		// No waiting for the run's "waiting" status: the answer goes out as soon as the question is seen.
+		await eventually(async () => ((await sentTo(chat, since)).length >= 1 ? true : undefined), 30_000);
+		const answered = await deliverWithRetries(webhook.url, JSON.stringify(receivedIn(chat, { text: '1' })), webhook.secret, { deadlineMs: 60_000 });
+		expect(answered.status).toBe(200);
+		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		await sleep(2_000);
+		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		report('send-and-wait-early-answer', { attempts: answered.attempts.map((a) => a.status ?? a.outcome) });
+	});
 });

@@ -20,6 +20,9 @@ export type ReplyOutcome =
 
 const NOT_A_REPLY: ReplyOutcome = { kind: 'not a reply' };
 
+/** How long after its wait was recorded a run that answers 409 is taken as not waiting yet. */
+const SETTLING_MS = 60_000;
+
 /** `rawBody`: the service's delivery as it arrived; `deliveryId`: its id (deliveryLedger.ts). */
 export async function routeReply(context: IWebhookFunctions, state: WebhookState, rawBody: string, body: IDataObject, deliveryId: string): Promise<ReplyOutcome> {
 	if (body.type !== 'message.received' || !state.webhookUrl || !state.shareKey) return NOT_A_REPLY;
@@ -47,8 +50,12 @@ export async function routeReply(context: IWebhookFunctions, state: WebhookState
 			continue; // declined: not this run's reply
 		}
 		// No proof (404 deleted, 409 running or failed, n8n's "no action required" page): the run
-		// no longer waits, unless this very delivery resumed it before (a redelivery).
+		// no longer waits, unless this very delivery resumed it before (a redelivery)...
 		if (wait.resumedBy === deliveryId) return { kind: 'answered a waiting run', passOn: wait.passOn === true };
+		// ...or it has not begun to wait yet: the wait is recorded before the question is sent,
+		// and n8n marks the run waiting only after the node returns, so a fast answer meets a
+		// running run (409). A young wait's 409 is "deliver it again", not "gone".
+		if (answer.kind === 'stranger' && answer.statusCode === 409 && Date.now() - wait.since < SETTLING_MS) return { kind: 'retry later' };
 		dropWait(context, state, wait.executionId);
 	}
 	return NOT_A_REPLY;

@@ -32,7 +32,7 @@ import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/Mess
 import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
-import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
+import { startWebhookReceiver, type ExpressLikeResponse, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
 import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
 
 export interface Execution {
@@ -282,10 +282,21 @@ export class SharedN8n {
 		return this.receiver.baseUrl;
 	}
 
+	/**
+	 * n8n's `/webhook-waiting/` routes (Send and Wait for Reply), stood in by the test: what a
+	 * waiting run answers the holder's `resume` hand-off. Unset: 404, as for a deleted run.
+	 */
+	waitingRoute: ((path: string, request: ReceivedRequest, response: ExpressLikeResponse) => void) | undefined;
+
 	private async listen(port: number) {
 		this.receiver = await startWebhookReceiver(async (path, request, response) => {
 			const handoff = request.headers['x-relay-op'] as string | undefined;
 			this.served.push({ path, handoff });
+			if (path.startsWith('/webhook-waiting/')) {
+				if (this.waitingRoute) this.waitingRoute(path, request, response);
+				else response.status(404).json({ code: 404, message: 'The execution does not exist.' });
+				return { noWebhookResponse: true };
+			}
 			const workflow = this.workflows.find((w) => path === w.productionPath || path === w.testPath);
 			const test = workflow !== undefined && path === workflow.testPath;
 			if (!workflow || (test ? !workflow.testListening : !workflow.published)) {
