@@ -13,9 +13,12 @@ describe('the package loads in the real n8n', () => {
 	test('the three node types and the credential type are known under the package name', async () => {
 		const nodes = (await typesFile('nodes.json')) as Array<{ name: string }>;
 		const ours = nodes.map((n) => n.name).filter((name) => name.startsWith('n8n-nodes-messaging-relay.'));
-		// n8n adds the Tool variant itself because the action node is usableAsTool.
+		// n8n adds the Tool variant itself because the action node is usableAsTool, and the
+		// human-in-the-loop tool variant because it has a `sendAndWait` operation and a webhook
+		// (n8n/dist/tool-generation/hitl-tools.js:8-28): the AI Agent's "Human in the Loop" tools.
 		expect(ours.sort()).toEqual([
 			'n8n-nodes-messaging-relay.messagingRelay',
+			'n8n-nodes-messaging-relay.messagingRelayHitlTool',
 			'n8n-nodes-messaging-relay.messagingRelayTool',
 			'n8n-nodes-messaging-relay.messagingRelayTrigger',
 			'n8n-nodes-messaging-relay.messagingRelayWatch',
