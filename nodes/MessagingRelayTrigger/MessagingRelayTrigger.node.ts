@@ -20,7 +20,7 @@ import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
-import { whatArrived, type ReadableDelivery } from './readDelivery';
+import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { startRegistrationRepair } from './registrationRepair';
 import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
 import { triggerProperties } from './TriggerDescription';

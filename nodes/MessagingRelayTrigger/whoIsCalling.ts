@@ -6,7 +6,7 @@ import { unsavedRegistration } from '../shared/sharedWebhook/unsavedRegistration
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 import { applyPauseCommand } from './chatPause';
 import { isManagedElsewhere, managedSecretFor } from './managedSecret';
-import { rawBodyText } from './readDelivery';
+import { rawBodyText } from '../shared/readDelivery';
 import { secretMatches } from './verifySecret';
 
 /**

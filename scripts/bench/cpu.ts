@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { eventItem, unknownEventItem } from '../../nodes/MessagingRelayTrigger/eventItem';
-import { readDelivery } from '../../nodes/MessagingRelayTrigger/readDelivery';
+import { readDelivery } from '../../nodes/shared/readDelivery';
 import { secretMatches } from '../../nodes/MessagingRelayTrigger/verifySecret';
 import { sampleEvents } from '../../test/fixtures/events';
 import { repoRoot } from '../../test/support/repo';

@@ -10,7 +10,7 @@ import { sleep } from 'n8n-workflow';
 import example from '../../examples/appointment-confirmation.json';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { api, eventually, executions, importExample, relayCredential, report, restartN8n, sim, simRequests, stackInfo } from '../support/e2e';
+import { api, eventually, executions, importExample, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow } from '../support/e2e';
 
 const ACCOUNT = 'acct_wait';
 const QUESTION = 'Shall I book your table for tomorrow at 19:00? Reply 1 to confirm or 2 to cancel.';
@@ -187,5 +187,140 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		await sleep(2_000);
 		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
 		report('send-and-wait-early-answer', { attempts: answered.attempts.map((a) => a.status ?? a.outcome) });
+	});
+});
+
+describe('an account with two trigger workflows published', () => {
+	test('the answer resumes the waiting run once, and neither trigger workflow runs for it', async () => {
+		const { workflowId: otherId } = await triggerWorkflow({ name: 'second trigger on the wait account', apiKey: 'sim-key-wait', webhookId: '2c4e6a8b-0a01-4e5f-8a9b-7c6d5e4f3d01', events: ['message.received'] });
+		await api('POST', `/workflows/${otherId}/activate`);
+		try {
+			const since = Date.now();
+			const chat = '4917610000008@c.us';
+			await deliver(receivedIn(chat, { text: 'Table for four?' }));
+			expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
+			await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
+			// The second workflow got the first message as a new one (it selects message.received).
+			const otherBefore = (await executions(otherId)).length;
+			expect(otherBefore).toBeGreaterThanOrEqual(1);
+
+			expect(await deliver(receivedIn(chat, { text: '1' }))).toEqual({ status: 200, body: { received: true, answered: 'a waiting run' } });
+			expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+			await sleep(2_000);
+			expect((await executions(otherId)).length).toBe(otherBefore);
+			expect(await sentTo(chat, since)).toHaveLength(2);
+		} finally {
+			await api('POST', `/workflows/${otherId}/deactivate`).catch(() => undefined);
+		}
+	});
+});
+
+describe('an account with no Messaging Relay Trigger published: the waiting run holds the webhook itself', () => {
+	const ALONE = 'acct_wait_alone';
+	let aloneId: string;
+
+	/** The appointment question, started by n8n's own Webhook node with the contact's phone number. */
+	beforeAll(async () => {
+		const alone = JSON.parse(JSON.stringify(example)) as { name: string; nodes: IDataObject[]; connections: IDataObject };
+		alone.name = 'appointment confirmation, no trigger';
+		const start = alone.nodes.findIndex((n) => n.type === 'n8n-nodes-messaging-relay.messagingRelayTrigger');
+		alone.nodes[start] = {
+			id: '3f1b2c4d-0a01-4e5f-8a9b-7c6d5e4f3e01',
+			name: 'On booking request',
+			type: 'n8n-nodes-base.webhook',
+			typeVersion: 2,
+			position: [0, 0],
+			webhookId: '7e5d3c1b-0a01-4e5f-8a9b-7c6d5e4f3e02',
+			parameters: { httpMethod: 'POST', path: 'book-without-trigger', responseMode: 'onReceived', options: {} },
+		};
+		for (const node of alone.nodes) {
+			if (node.webhookId === '9a8b7c6d-0a01-4e5f-8a9b-7c6d5e4f3b02') node.webhookId = '7e5d3c1b-0a01-4e5f-8a9b-7c6d5e4f3e03';
+			if (node.name === 'Ask to confirm') Object.assign(node.parameters as IDataObject, { waitTo: '={{ $json.body.to }}', waitChannelId: { __rl: true, mode: 'id', value: 'num_main' } });
+		}
+		const relay = await relayCredential('Messaging Relay account without triggers', 'sim-key-wait-alone');
+		aloneId = await importExample(alone as never, { messagingRelayApi: relay });
+		await api('POST', `/workflows/${aloneId}/activate`);
+	});
+	afterAll(async () => {
+		if (aloneId) await api('POST', `/workflows/${aloneId}/deactivate`).catch(() => undefined);
+	});
+
+	/** The account's webhook at the simulator; null when none is registered (never, or deleted). */
+	const registration = async () => ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null | undefined>)[ALONE] ?? null;
+	const deliverAlone = async (event: unknown) => {
+		const answer = (await sim('POST', '/deliver', { account: ALONE, event })) as { status: number; body: string };
+		return { status: answer.status, body: answer.body ? (JSON.parse(answer.body) as IDataObject) : {} };
+	};
+	/** What the account sent to this phone, as a number or as its direct chat. */
+	const sentToPhone = async (digits: string, from: number) =>
+		(await simRequests(from))
+			.filter((r) => r.method === 'POST' && r.path === '/v1/messages' && r.account === ALONE && String(r.body.to).replace(/\D|@c\.us$/g, '').startsWith(digits))
+			.map((r) => r.body.text as string);
+	const ask = async (phone: string) => {
+		const started = await fetch(`${stackInfo().n8nUrl}/webhook/book-without-trigger`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ to: phone }) });
+		expect(started.status).toBe(200);
+	};
+	const waitingRuns = async () => (await executions(aloneId)).filter((e) => e.status === 'waiting');
+
+	test('the question goes out, the contact\'s answer resumes the run through the account\'s one webhook, and the webhook is given back', async () => {
+		expect(await registration()).toBeNull();
+		const since = Date.now();
+		const digits = '4917610000021';
+		await ask(`+${digits}`);
+		expect(await eventually(async () => ((await sentToPhone(digits, since)).length >= 1 ? await sentToPhone(digits, since) : undefined), 30_000)).toEqual([QUESTION]);
+		await eventually(async () => ((await waitingRuns()).length === 1 ? true : undefined), 15_000);
+		const held = await registration();
+		expect(held?.url).toMatch(/\/webhook-waiting\/\d+\/[^?]+\?.*relay-wait=v1/);
+
+		// Another chat's message and a POST without the service's secret leave the run waiting.
+		expect(await deliverAlone(receivedIn('4917610000022@c.us', { text: '1' }))).toMatchObject({ status: 200, body: { received: true, ignored: expect.stringMatching(/no Messaging Relay Trigger is published/) } });
+		const registered = new URL(held!.url);
+		const forged = await fetch(`${stackInfo().n8nUrl}${registered.pathname}${registered.search}`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-service-secret': 'whsec_guessed' },
+			body: JSON.stringify(receivedIn(`${digits}@c.us`, { text: '1' })),
+		});
+		expect(forged.status).toBe(401);
+		expect(await waitingRuns()).toHaveLength(1);
+
+		expect(await deliverAlone(receivedIn(`${digits}@c.us`, { text: '1' }))).toEqual({ status: 200, body: { received: true, answered: 'this waiting run' } });
+		expect(await eventually(async () => ((await sentToPhone(digits, since)).length >= 2 ? await sentToPhone(digits, since) : undefined), 30_000)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		const runs = await eventually(async () => {
+			const list = await executions(aloneId);
+			return list.length === 1 && list[0].status === 'success' ? list : undefined;
+		}, 30_000);
+		expect(runs).toHaveLength(1);
+		expect(await registration()).toBeNull();
+	});
+
+	test('a second run while one waits is refused before it asks, with an error that says to publish a trigger', async () => {
+		const since = Date.now();
+		await ask('+4917610000023');
+		await eventually(async () => ((await waitingRuns()).length === 1 ? true : undefined), 30_000);
+		await ask('+4917610000024');
+		const failed = await eventually(async () => (await executions(aloneId)).find((e) => e.status === 'error'), 30_000);
+		expect(JSON.stringify(failed)).toContain('Another run is already waiting for a reply on this account, and no Messaging Relay Trigger is published on it');
+		expect(await sentToPhone('4917610000024', since)).toEqual([]);
+		// The first still gets its answer.
+		await deliverAlone(receivedIn('4917610000023@c.us', { text: '2' }));
+		expect(await eventually(async () => ((await sentToPhone('4917610000023', since)).length >= 2 ? await sentToPhone('4917610000023', since) : undefined), 30_000)).toEqual([QUESTION, 'No problem, nothing is booked.']);
+	});
+
+	test('a trigger published while the run waits takes the webhook over and routes the answer to the run', async () => {
+		const since = Date.now();
+		const digits = '4917610000025';
+		await ask(`+${digits}`);
+		await eventually(async () => ((await waitingRuns()).length === 1 ? true : undefined), 30_000);
+		const { workflowId: triggerId } = await triggerWorkflow({ name: 'trigger published later', apiKey: 'sim-key-wait-alone', webhookId: '2c4e6a8b-0a01-4e5f-8a9b-7c6d5e4f3d02', events: ['message.received'] });
+		await api('POST', `/workflows/${triggerId}/activate`);
+		try {
+			expect((await registration())?.url).toEqual(registeredUrl('2c4e6a8b-0a01-4e5f-8a9b-7c6d5e4f3d02'));
+			expect(await deliverAlone(receivedIn(`${digits}@c.us`, { text: 'yes' }))).toEqual({ status: 200, body: { received: true, answered: 'a waiting run' } });
+			expect(await eventually(async () => ((await sentToPhone(digits, since)).length >= 2 ? await sentToPhone(digits, since) : undefined), 30_000)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+			await sleep(1_000);
+			expect(await executions(triggerId)).toHaveLength(0);
+		} finally {
+			await api('POST', `/workflows/${triggerId}/deactivate`).catch(() => undefined);
+		}
 	});
 });

@@ -4,9 +4,13 @@ import { NodeOperationError } from 'n8n-workflow';
 import { chatKey, chatKeys, phoneDigits } from '../../shared/chatIds';
 import { unwrapObject } from '../../shared/responses';
 import { CREDENTIAL_NAME } from '../../shared/scopes';
-import { accountTriggers, tellAllTriggers } from '../../shared/sharedWebhook/accountTriggers';
+import { readDelivery, rawBodyText } from '../../shared/readDelivery';
+import { tellAllTriggers } from '../../shared/sharedWebhook/accountTriggers';
+import type { Registration } from '../../shared/sharedWebhook/registeredUrl';
 import { deriveShareKey, isHandoff, proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
+import { deliveryProven, findReceiver, holdWebhook, releaseWebhook, SECRET_CHECK } from '../../shared/sharedWebhook/waitingHolder';
 import type { Wait } from '../../shared/sharedWebhook/waitingRuns';
+import { signedWaitParams } from '../../shared/sharedWebhook/waitingRunUrl';
 import { nodeOf, relayApiRequest } from '../../shared/transport';
 import { normaliseRecipient, requireId, requireText } from '../../shared/validation';
 import { decide, type ApprovalWords } from './approval';
@@ -18,10 +22,13 @@ import { resolveReplyTarget } from './replyOrigin';
  * triggers learn of the wait before the question goes out (a signed `wait` hand-off to each), and
  * the holder offers the contact's next message to the waiting run (replyRouting.ts) at n8n's
  * resume URL for this node; the node's webhook() takes it only when the account key signed it.
+ * With no trigger published, the run holds the account's webhook itself (waitingHolder.ts, §5b).
  */
 
 /** n8n's "wait indefinitely" (n8n-nodes-base configureWaitTillDate.util.js: 3000-01-01). */
 const FOREVER = new Date('3000-01-01T00:00:00.000Z');
+/** The custom-data key of the question's message id (the output's `question.messageId`). */
+const QUESTION_ID = 'relayQuestionId';
 
 interface LimitWaitTime {
 	values?: { limitType?: 'afterTimeInterval' | 'atSpecifiedTime'; resumeAmount?: number; resumeUnit?: 'minutes' | 'hours' | 'days'; maxDateAndTime?: string };
@@ -63,38 +70,43 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	const { channelId, to } = destination.call(this);
 	const until = waitUntil.call(this);
 	const passOn = this.getNodeParameter('options.passReplyOn', 0, false) as boolean;
+	const { apiKey } = await this.getCredentials<{ apiKey: string }>(CREDENTIAL_NAME, 0);
+	const key = deriveShareKey(apiKey);
 
-	// n8n's signed resume path for this node; the chat is part of what n8n signs.
+	// n8n's signed resume URL for this node, the whole wait record signed into it (waitingRunUrl.ts).
 	const chat = chatKey(to);
-	const resumeUrl = new URL(this.getSignedResumeUrl({ chat }));
-	const wait: Wait = {
-		executionId: String(this.getExecutionId()),
-		resumePath: `${resumeUrl.pathname}${resumeUrl.search}`,
-		chat,
-		channelId,
-		since: Date.now(),
-		until: until.getTime(),
-		questionId: null,
-		passOn,
-	};
+	const since = Date.now();
+	const ownUrl = this.getSignedResumeUrl(signedWaitParams({ chat, channelId, since, until: until.getTime(), passOn }));
+	const resumeUrl = new URL(ownUrl);
+	const wait: Wait = { executionId: String(this.getExecutionId()), resumePath: `${resumeUrl.pathname}${resumeUrl.search}`, chat, channelId, since, until: until.getTime(), questionId: null, passOn };
 
-	// Before the question: a reply can never overtake the record of its wait.
-	const registration = await accountTriggers.call(this, 0, 'wait for a reply');
-	const told = await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify(wait));
-	const holder = told.answers.find((a) => a.path === registration.holderPath)?.answer;
-	if (holder?.kind !== 'member' || (holder.body as { recorded?: unknown } | undefined)?.recorded !== true) {
-		throw new NodeOperationError(node, 'The Messaging Relay Trigger that receives this account\'s events did not take the wait', {
-			description: 'The question was not sent. n8n may be restarting: run this again, or turn on "Retry On Fail" in this node\'s settings.',
-		});
-	}
+	// Before the question, so that a reply can never overtake the record of its wait: the
+	// account's triggers record it, or (none published) this run holds the webhook itself (§5b).
+	const receiver = await findReceiver.call(this, key, ownUrl);
+	const registration = receiver.kind === 'triggers' ? receiver.registration : await holdWebhook.call(this, key, ownUrl);
+	if (registration) await recordWithTriggers.call(this, registration, wait);
 
 	const { body } = await relayApiRequest.call(this, { method: 'POST', path: '/v1/messages', body: { channelId, to, text }, scope: 'messages:send', itemIndex: 0 });
 	const sent = body === undefined ? {} : (unwrapObject(body, ['message', 'data']) as IDataObject);
 	const questionId = typeof sent.id === 'string' ? sent.id : null;
-	if (questionId) await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify({ ...wait, questionId }));
+	if (questionId) {
+		this.customData.set(QUESTION_ID, questionId);
+		if (registration) await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify({ ...wait, questionId }));
+	}
 
 	await this.putExecutionToWait(until);
 	return [this.getInputData()];
+}
+
+/** The `wait` hand-off to every trigger the registration lists; the holder must have taken it. */
+async function recordWithTriggers(this: IExecuteFunctions, registration: Registration, wait: Wait) {
+	const { answers } = await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify(wait));
+	const holder = answers.find((a) => a.path === registration.holderPath)?.answer;
+	if (holder?.kind !== 'member' || (holder.body as { recorded?: unknown } | undefined)?.recorded !== true) {
+		throw new NodeOperationError(nodeOf(this), 'The Messaging Relay Trigger that receives this account\'s events did not take the wait', {
+			description: 'The question was not sent. n8n may be restarting: run this again, or turn on "Retry On Fail" in this node\'s settings.',
+		});
+	}
 }
 
 /** The parts of the resume request the node reads. */
@@ -104,36 +116,69 @@ interface ResumeBody {
 	event?: { type?: string; message?: IDataObject };
 }
 
+/** How many times a run that holds the webhook asked again (memory: a restart may ask once more). */
+const reAskedHere = new Map<string, number>();
+
+type Answer = { kind: 'not this chat' } | { kind: 'asked again' } | { kind: 'taken'; output: IDataObject };
+
 /**
- * A signed `resume` hand-off from the holder. Declines (the run keeps waiting) anything not
- * signed with the account key or not from the chat the question went to; never throws (a thrown
- * error would resume the run as failed).
+ * Sends and waits: the webhook. Two callers can resume the run: the account's trigger, with a
+ * signed `resume` hand-off, and (when this run holds the account's webhook, §5b) the service
+ * itself, proven by its secret. Anything else is declined (the run keeps waiting); it never
+ * throws, since a thrown error would resume the run as failed.
  */
 export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const request = this.getRequestObject() as unknown as { originalUrl?: string; url?: string; rawBody?: Uint8Array | string; body?: unknown };
+	const request = this.getRequestObject() as unknown as Parameters<typeof readDelivery>[0] & { originalUrl?: string; url?: string };
 	const res = this.getResponseObject();
-	const decline = (status: number, error: string): IWebhookResponseData => {
-		res.status(status).json({ error });
-		return { noWebhookResponse: true };
+	const answer = (status: number, body: IDataObject, output?: IDataObject): IWebhookResponseData => {
+		res.status(status).json(body);
+		return output ? { noWebhookResponse: true, workflowData: [[{ json: output }]] } : { noWebhookResponse: true };
 	};
 	const headers = this.getHeaderData() as Record<string, unknown>;
-	if (!isHandoff(headers)) return decline(401, 'This run resumes only on the contact\'s reply, through the account\'s Messaging Relay Trigger');
 	const { apiKey } = (await this.getCredentials(CREDENTIAL_NAME)) as { apiKey: string };
 	const key = deriveShareKey(apiKey);
-	const ownPath = new URL(request.originalUrl ?? request.url ?? '/', 'http://n8n').pathname;
-	const raw = request.rawBody;
-	const bodyText = raw instanceof Uint8Array ? Buffer.from(raw).toString('utf8') : typeof raw === 'string' ? raw : JSON.stringify(request.body ?? {});
-	const check = verifyHandoff(key, headers, ownPath, bodyText);
-	if (!check.ok || check.op !== 'resume') return decline(401, `Invalid hand-off: ${check.ok ? 'not a resume' : check.reason}`);
-	const proof = proofFor(key, check.nonce, ownPath);
 
+	if (!isHandoff(headers)) {
+		if (headers['x-service-secret'] === undefined) return answer(401, { error: 'This run resumes only on the contact\'s reply, through the account\'s webhook' });
+		if (!deliveryProven(key, headers['x-service-secret'], this.customData.get(SECRET_CHECK))) return answer(401, { error: 'Invalid secret' });
+		const delivery = readDelivery(request);
+		if (delivery.kind === 'refused') return answer(delivery.status, { error: delivery.error });
+		const executionId = String(this.getExecutionId());
+		const asked = reAskedHere.get(executionId) ?? 0;
+		const taken = await takeAnswer.call(this, delivery.body as ResumeBody['event'], asked, this.customData.get(QUESTION_ID) ?? null);
+		if (taken.kind === 'not this chat') return answer(200, { received: true, ignored: 'not the reply this run waits for, and no Messaging Relay Trigger is published on this account' });
+		if (taken.kind === 'asked again') {
+			reAskedHere.set(executionId, asked + 1);
+			return answer(200, { received: true, answered: 'this waiting run', reAsked: true });
+		}
+		reAskedHere.delete(executionId);
+		await releaseWebhook.call(this);
+		return answer(200, { received: true, answered: 'this waiting run' }, taken.output);
+	}
+
+	const ownPath = new URL(request.originalUrl ?? request.url ?? '/', 'http://n8n').pathname;
+	const bodyText = rawBodyText(request);
+	const check = verifyHandoff(key, headers, ownPath, bodyText);
+	if (!check.ok) return answer(401, { error: `Invalid hand-off: ${check.reason}` });
+	const proof = proofFor(key, check.nonce, ownPath);
+	// A trigger joining while this run holds the account's webhook asks whether it still waits.
+	if (check.op === 'ping') return answer(200, { proof });
+	if (check.op !== 'resume') return answer(401, { error: 'Invalid hand-off: not a resume' });
 	const { asked = 0, questionId = null, event } = JSON.parse(bodyText) as ResumeBody;
+	const taken = await takeAnswer.call(this, event, asked, questionId);
+	if (taken.kind === 'not this chat') return answer(200, { proof, consumed: false });
+	if (taken.kind === 'asked again') return answer(200, { proof, consumed: true, reAsked: true });
+	return answer(200, { proof, consumed: true }, taken.output);
+}
+
+/**
+ * Whether `event` answers this run: a `message.received` in the chat the question went to. For
+ * Approval, an unclear answer is asked again while `asked` is below the node's limit.
+ */
+async function takeAnswer(this: IWebhookFunctions, event: ResumeBody['event'], asked: number, questionId: string | null): Promise<Answer> {
 	const message = event?.message;
 	const chat = String((this.getQueryData() as { chat?: unknown }).chat ?? '');
-	if (event?.type !== 'message.received' || !message || !fromChat(message, chat)) {
-		res.status(200).json({ proof, consumed: false });
-		return { noWebhookResponse: true };
-	}
+	if (event?.type !== 'message.received' || !message || !fromChat(message, chat)) return { kind: 'not this chat' };
 
 	// The reply as the trigger's message items name it, so that Reply after this node answers in
 	// the same chat with nothing typed (replyOrigin.ts reads chatId and channelId).
@@ -150,19 +195,16 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	const output: IDataObject = { answered: true, ...reply, question };
 
 	if (this.getNodeParameter('responseType', 'freeText') === 'approval') {
-		const words = approvalWords.call(this);
-		const decision = decide(reply.text, words);
+		const decision = decide(reply.text, approvalWords.call(this));
 		const maxReAsks = this.getNodeParameter('approvalOptions.reAskTimes', 1) as number;
 		if (decision === 'unclear' && asked < maxReAsks) {
 			await askAgain.call(this, message);
-			res.status(200).json({ proof, consumed: true, reAsked: true });
-			return { noWebhookResponse: true };
+			return { kind: 'asked again' };
 		}
 		output.decision = decision;
 		output.approved = decision === 'approved';
 	}
-	res.status(200).json({ proof, consumed: true });
-	return { noWebhookResponse: true, workflowData: [[{ json: output }]] };
+	return { kind: 'taken', output };
 }
 
 /** Whether the message is in the waited-for chat (a chat id, or a direct chat from that phone). */

@@ -13,6 +13,8 @@ import {
 	type Membership,
 	type Registration,
 } from './registeredUrl';
+import { recordWait } from './waitingRuns';
+import { waitFromUrl } from './waitingRunUrl';
 import { forgetHolder, forgetMembership, rememberHolder, rememberMembership, webhookState } from './webhookState';
 
 /**
@@ -119,6 +121,13 @@ async function othersToKeep(
 	replaceExisting: boolean,
 ): Promise<Membership> {
 	if (!currentUrl) return NOBODY;
+	// A Send and Wait run holds the webhook (no trigger was published): keep its wait, route its
+	// answer from now on (docs/design/durability-and-conversations.md §5b).
+	const heldByRun = waitFromUrl(currentUrl);
+	if (heldByRun && originOf(currentUrl) === originOf(me.url)) {
+		recordWait(context, webhookState(context), heldByRun);
+		return NOBODY;
+	}
 	const registration = ourRegistration(currentUrl, me);
 	let refusal: 'foreign' | 'otherKey' = 'foreign';
 	if (registration) {
@@ -270,6 +279,8 @@ export async function checkRegistration(this: ITriggerFunctions, whenMember?: (h
 	if (!current) return { kind: 'lost' };
 	const registration = parseRegistration(current.url);
 	const own = new URL(ownUrl);
+	// A Send and Wait run took the webhook while no trigger was listed: join again, keeping its wait.
+	if (waitFromUrl(current.url) && registration?.origin === own.origin) return { kind: 'not listed' };
 	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
 	if (registration?.shared && registration.origin === own.origin) {
 		const listed = (!registration.holderTest && registration.holderPath === own.pathname) || registration.members.includes(own.pathname);

@@ -1,5 +1,6 @@
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 let sim: RelaySimulator;
@@ -98,6 +99,28 @@ describe('the one-webhook-per-account rule', () => {
 		);
 		expect(sim.webhook!.url).toMatch(/&reg=[0-9a-f]{12}$/);
 		expect(await harness.lifecycle('checkExists')).toBe(true);
+	});
+});
+
+describe('a Send and Wait run holds the webhook (no trigger was published on the account)', () => {
+	const runUrl = (origin: string) =>
+		`${origin}/webhook-waiting/981/node-1?${new URLSearchParams({ ...signedWaitParams({ chat: '4917610000009', channelId: 'num_main', since: 1_000, until: Date.now() + 3_600_000 }), signature: 'f'.repeat(64) })}`;
+
+	test('publishing a trigger takes the webhook and keeps the run\'s wait from its URL, so the trigger routes its answer', async () => {
+		const url = runUrl(harness.n8nBaseUrl);
+		sim.webhook = { url, active: true, secret: 'whsec_of_the_run' };
+		await harness.activate();
+		expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
+		const waits = harness.stored.waits as Record<string, unknown>;
+		expect(waits).toEqual({ '981': expect.objectContaining({ executionId: '981', resumePath: url.slice(harness.n8nBaseUrl.length), chat: '4917610000009', channelId: 'num_main' }) });
+	});
+
+	test('a waiting run on another n8n (another address) is foreign: the conflict error, nothing taken', async () => {
+		const url = runUrl('https://other-n8n.example.com');
+		sim.webhook = { url, active: true, secret: 'whsec_of_the_run' };
+		await expect(harness.lifecycle('create')).rejects.toThrow(`The account's webhook already points at ${url}`);
+		expect(sim.webhook.url).toBe(url);
+		expect(harness.stored.waits).toBeUndefined();
 	});
 });
 

@@ -1,7 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { eventSchemas, isKnownEventType, type RelayEvent } from '../shared/schemas/events';
-import { deliveryIdOf } from '../shared/sharedWebhook/deliveryLedger';
+import { eventSchemas, isKnownEventType, type RelayEvent } from './schemas/events';
+import { deliveryIdOf } from './sharedWebhook/deliveryLedger';
 
 /** Larger bodies are refused with 413: no event of the catalogue comes near this. */
 export const MAX_BODY_BYTES = 1024 * 1024;
