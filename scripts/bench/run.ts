@@ -8,7 +8,8 @@
  *   3. cpu.ts       CPU per event of webhook()'s work; the package's cold load and packed size
  *   4. sharing.ts   1, 2 and 4 workflows sharing one account's webhook vs 4 accounts
  *   5. queueMode.ts the auto-reply in one n8n process vs n8n's queue mode
- * BENCH_ONLY=inbound,outbound,sharing,queue runs those sections only (3 always runs); the other
+ *   6. conversations.ts a contact's answer to Send and Wait for Reply vs n8n's Wait node resumed directly
+ * BENCH_ONLY=inbound,outbound,sharing,queue,conversations runs those sections only (3 always runs); the other
  * rows are kept from the previous results. The table is printed and written to
  * scripts/bench-results.md (BENCH_RESULTS names another file, e.g. for a smoke run with small
  * counts: see each section's environment variables).
@@ -18,6 +19,7 @@ import { writeFileSync } from 'node:fs';
 
 import { repoPath, repoRoot } from '../../test/support/repo';
 import { say } from '../../test/support/stack/runtime';
+import { measureConversations } from './conversations';
 import { measureCpuAndSize } from './cpu';
 import { measureInbound } from './inbound';
 import { measureOutbound } from './outbound';
@@ -32,6 +34,7 @@ const SECTIONS: Array<{ name: string; number: number; measure: (stacks: BenchSta
 	{ name: 'outbound', number: 2, measure: measureOutbound },
 	{ name: 'sharing', number: 4, measure: measureSharing },
 	{ name: 'queue', number: 5, measure: measureQueueMode },
+	{ name: 'conversations', number: 6, measure: measureConversations },
 ];
 
 async function main() {

@@ -11,7 +11,7 @@ import type { Setting } from './settings';
 export type Cell = string | number;
 
 export interface Row {
-	/** The section of `npm run bench` (1 inbound, 2 outbound, 3 CPU and size, 4 sharing, 5 queue mode). */
+	/** The section of `npm run bench` (1 inbound, 2 outbound, 3 CPU and size, 4 sharing, 5 queue mode, 6 conversations). */
 	section: number;
 	label: string;
 	/** [ours, alternative, ratio] by setting key; a measurement without n8n has the first setting's only. */
@@ -52,7 +52,11 @@ export function withRowsNotMeasured(file: string, table: string[], ranSections: 
 	const previous = readFileSync(file, 'utf8').split('\n');
 	const sameColumns = previous[2] === table[2];
 	const sectionOf = (line: string) => Number(line.split('|')[1]);
-	const kept = sameColumns ? previous.filter((line) => /^\| \d \|/.test(line) && !ranSections.has(sectionOf(line))) : [];
+	// Only the previous run's own table (lines 2 on, up to the first line that is not a row): an
+	// older table kept further down the file has other columns.
+	const end = previous.findIndex((line, i) => i >= 2 && !line.startsWith('|'));
+	const previousTable = previous.slice(0, end < 0 ? previous.length : end);
+	const kept = sameColumns ? previousTable.filter((line) => /^\| \d \|/.test(line) && !ranSections.has(sectionOf(line))) : [];
 	const fresh = table.slice(4);
 	const rows = [...kept, ...fresh].sort((a, b) => sectionOf(a) - sectionOf(b));
 	// Only the previous run's own date line is quoted, so the header does not nest on every partial run.
