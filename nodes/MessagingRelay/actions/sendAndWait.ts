@@ -66,7 +66,7 @@ function destination(this: IExecuteFunctions): { channelId: string; to: string }
 
 export async function executeSendAndWait(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
 	const node = nodeOf(this);
-	const text = requireText(node, this.getNodeParameter('text', 0), 'Text', 0);
+	const text = requireText(node, this.getNodeParameter('message', 0), 'Message', 0);
 	const { channelId, to } = destination.call(this);
 	const until = waitUntil.call(this);
 	const passOn = this.getNodeParameter('options.passReplyOn', 0, false) as boolean;
@@ -191,7 +191,7 @@ async function takeAnswer(this: IWebhookFunctions, event: ResumeBody['event'], a
 		channelId: message.channelId ?? null,
 		timestamp: message.timestamp ?? null,
 	};
-	const question = { text: this.getNodeParameter('text', '') as string, messageId: questionId };
+	const question = { text: this.getNodeParameter('message', '') as string, messageId: questionId };
 	const output: IDataObject = { answered: true, ...reply, question };
 
 	if (this.getNodeParameter('responseType', 'freeText') === 'approval') {

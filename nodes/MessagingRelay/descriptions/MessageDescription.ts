@@ -132,8 +132,22 @@ export const messageFields: INodeProperties[] = [
 		default: '',
 		required: true,
 		typeOptions: { rows: 4 },
-		description: 'The message body (for Send and Wait for Reply: the question)',
-		displayOptions: showFor(['send', 'sendAndWait']),
+		description: 'The message body',
+		displayOptions: showFor(['send']),
+	},
+	{
+		// Named "message" as in n8n's own send-and-wait nodes: the human-in-the-loop tool n8n
+		// generates for this node (n8n/dist/tool-generation/hitl-tools.js:41-80) replaces the
+		// property called "message" with its own (the tool call to approve) and keeps the rest.
+		displayName: 'Message',
+		name: 'message',
+		type: 'string',
+		default: '',
+		required: true,
+		typeOptions: { rows: 4 },
+		placeholder: 'e.g. Reply 1 to confirm or 2 to cancel',
+		description: 'The question to send; the workflow continues when the contact answers it',
+		displayOptions: showFor(['sendAndWait']),
 	},
 	{
 		// Not required: left empty after an AI Agent, Reply sends the agent's answer.
