@@ -13,7 +13,7 @@ import { sleep } from 'n8n-workflow';
 import assistant from '../../examples/ai-assistant.json';
 import { receivedIn } from '../fixtures/events';
 import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
-import { api, eventually, executions, importExample, openAiCredential, relayCredential, sim, simRequests } from '../support/e2e';
+import { api, eventually, executions, importExample, openAiCredential, relayCredential, report, sim, simRequests } from '../support/e2e';
 
 const ACCOUNT = 'acct_wait_hitl';
 const MANAGER = '4917600000077';
@@ -88,6 +88,7 @@ test.each([
 	await deliver(receivedIn(`${customer}@c.us`, { text: 'I want my money back' }));
 	const question = await eventually(async () => (await sentTo(MANAGER, since))[0], 60_000);
 	expect(question).toContain('The agent wants to run this tool');
+	if (runs) report('hitl-question-to-the-manager', { question });
 	await eventually(async () => ((await executions(workflowId)).some((e) => e.status === 'waiting') ? true : undefined), 30_000);
 	expect(await sentTo('4917600000031', since)).toEqual([]);
 
