@@ -19,7 +19,7 @@ import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { allExecutions, api, eventually, finishedExecutions, productionUrl, report, restartN8n, sim, stackInfo, triggerWorkflow, type Execution } from '../support/e2e';
+import { allExecutions, api, eventually, finishedExecutions, productionUrl, report, restartN8n, sim, triggerWorkflow, type Execution, viaBalancer } from '../support/e2e';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
@@ -53,11 +53,6 @@ async function currentWebhook() {
 	return ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[ACCOUNT] ?? null;
 }
 
-function viaBalancer(url: string): string {
-	const target = new URL(url);
-	target.host = new URL(stackInfo().balancerUrl).host;
-	return target.toString();
-}
 
 /** The delivery id an execution ran, from its trigger item (saved with the execution even when it crashed). */
 function deliveryIdOf(execution: Execution): string | undefined {

@@ -10,7 +10,7 @@ import { sleep } from 'n8n-workflow';
 import example from '../../examples/appointment-confirmation.json';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { api, eventually, executions, importExample, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow } from '../support/e2e';
+import { api, eventually, executions, importExample, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow, viaBalancer } from '../support/e2e';
 
 const ACCOUNT = 'acct_wait';
 const QUESTION = 'Shall I book your table for tomorrow at 19:00? Reply 1 to confirm or 2 to cancel.';
@@ -162,10 +162,9 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 
 		// The service delivers through the balancer and retries as it does when n8n is down.
 		const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string }>)[ACCOUNT];
-		const target = new URL(webhook.url);
-		target.host = new URL(stackInfo().balancerUrl).host;
+		const target = viaBalancer(webhook.url);
 		let answering: Promise<DeliveryResult> | undefined;
-		await restartN8n({ onStopped: () => (answering = deliverWithRetries(target.toString(), JSON.stringify(receivedIn(chat, { text: 'yes' })), webhook.secret, { deadlineMs: 150_000 })) });
+		await restartN8n({ onStopped: () => (answering = deliverWithRetries(target, JSON.stringify(receivedIn(chat, { text: 'yes' })), webhook.secret, { deadlineMs: 150_000 })) });
 		const answered = await answering!;
 		expect(answered.status).toBe(200);
 		expect(answered.attempts.length).toBeGreaterThan(1); // it met n8n down at least once

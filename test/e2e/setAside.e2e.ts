@@ -19,7 +19,7 @@ import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, sim, stackInfo, triggerWorkflow } from '../support/e2e';
+import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, sim, triggerWorkflow, viaBalancer } from '../support/e2e';
 
 const ACCOUNT = 'acct_setaside';
 const API_KEY = 'sim-key-setaside';
@@ -38,12 +38,6 @@ async function currentWebhook() {
 	return ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[ACCOUNT] ?? null;
 }
 
-/** The registered URL as the public address reaches it: through the balancer in front of n8n. */
-function viaBalancer(url: string): string {
-	const target = new URL(url);
-	target.host = new URL(stackInfo().balancerUrl).host;
-	return target.toString();
-}
 
 /** Delivery ids each workflow ran, with how many times. */
 async function runsOf(workflowId: string): Promise<Map<string, number>> {

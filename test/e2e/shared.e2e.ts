@@ -16,7 +16,7 @@ import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUr
 import { deriveShareKey, signHandoff } from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
 import { retryableStatus } from '../fixtures/retrying-sender';
-import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, stackInfo, triggerWorkflow, type Execution } from '../support/e2e';
+import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, triggerWorkflow, type Execution, viaBalancer } from '../support/e2e';
 
 const ACCOUNT = 'acct_shared';
 const API_KEY = 'sim-key-shared';
@@ -102,12 +102,6 @@ interface Attempt {
 	answer?: string;
 }
 
-/** The registered URL as the public address reaches it: through the balancer in front of n8n. */
-function viaBalancer(url: string): string {
-	const target = new URL(url);
-	target.host = new URL(stackInfo().balancerUrl).host;
-	return target.toString();
-}
 
 /**
  * One delivery the way the service makes it: to the current registration, retried while the

@@ -70,6 +70,13 @@ export async function triggerWorkflow(options: Omit<Parameters<typeof workflows.
 	return { workflowId, credential };
 }
 
+/** A registered URL as the public address reaches it: through the balancer in front of n8n (as the service does). */
+export function viaBalancer(url: string): string {
+	const target = new URL(url);
+	target.host = new URL(info.balancerUrl).host;
+	return target.toString();
+}
+
 /** The production webhook URL n8n gives a trigger node. */
 export const productionUrl = (webhookId: string) => workflows.productionUrl(info.n8nUrl, webhookId);
 /**

@@ -24,10 +24,10 @@ export async function executeAutomaticReplies(this: IExecuteFunctions, operation
 	const registration = await accountTriggers.call(this, itemIndex, 'pause automatic replies');
 	const at = Date.now();
 	const command: PauseCommand = { chat: chatKey(chat), pause, at, ...(minutes !== undefined ? { minutes } : {}) };
-	const { answers: told } = await tellAllTriggers.call(this, registration, itemIndex, 'pause', JSON.stringify(command));
-	const answers = told.map((t) => t.answer);
-	const applied = answers.filter((a) => a.kind === 'member' && (a.body as { applied?: unknown } | undefined)?.applied === true).length;
-	const notReached = answers.filter((a) => a.kind === 'unavailable').length;
+	const { answers } = await tellAllTriggers.call(this, registration, itemIndex, 'pause', JSON.stringify(command));
+	const triggerAnswers = answers.map(({ answer }) => answer);
+	const applied = triggerAnswers.filter((a) => a.kind === 'member' && (a.body as { applied?: unknown } | undefined)?.applied === true).length;
+	const notReached = triggerAnswers.filter((a) => a.kind === 'unavailable').length;
 
 	if (applied === 0) {
 		throw new NodeOperationError(
@@ -39,7 +39,7 @@ export async function executeAutomaticReplies(this: IExecuteFunctions, operation
 				itemIndex,
 				description:
 					notReached > 0
-						? `${notReached} of ${told.length} trigger(s) did not answer (n8n busy or restarting). Run this again, or turn on "Retry On Fail" in this node's settings.`
+						? `${notReached} of ${triggerAnswers.length} trigger(s) did not answer (n8n busy or restarting). Run this again, or turn on "Retry On Fail" in this node's settings.`
 						: 'Pause and Resume Automatic Replies act on the triggers that pause chats: open the Messaging Relay Trigger of the workflow that answers automatically, add the option "Pause When a Person Replies", and publish it.',
 			},
 		);
