@@ -180,7 +180,7 @@ export const triggerProperties: INodeProperties[] = [
 								description: 'A message that is exactly this word, sent from the phone in the chat, ends its pause at once (not case-sensitive). Empty: only the time ends it.',
 							},
 							{
-								displayName: 'Origins Sent Through the API',
+								displayName: 'API Origins',
 								name: 'apiOrigins',
 								type: 'string',
 								default: 'api',

@@ -120,3 +120,27 @@ describe('the README pictures: each shipped example, imported and opened on the 
 		await page.close();
 	});
 });
+
+test('the README picture of "Pause When a Person Replies": the AI assistant\'s trigger, opened', async () => {
+	const workflow = readJson<{ name: string; nodes: IDataObject[]; connections: IDataObject }>('examples', 'ai-assistant.json');
+	const id = await importExample(workflow, { messagingRelayApi: info.credentials.main });
+	const page = await browser.newPage();
+	await page.setViewportSize({ width: 1200, height: 800 });
+	await page.goto(`${info.n8nUrl}/workflow/${id}`);
+	await nodesShown(page, ['On WhatsApp message']);
+	// The node, not its label under it (the canvas pane takes pointer events there).
+	await page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'On WhatsApp message' }).first().dblclick({ force: true });
+	// The node's panel, scrolled to the option: its three settings are on the picture.
+	await page.getByText('Pause When a Person Replies', { exact: true }).first().waitFor({ timeout: 30000 });
+	await page.getByText('API Origins', { exact: true }).first().scrollIntoViewIfNeeded();
+	for (const setting of ['Pause When a Person Replies', 'Pause For (Minutes)', 'Resume Keyword', 'API Origins']) {
+		const box = await page.getByText(setting, { exact: true }).first().boundingBox();
+		expect(box).not.toBeNull();
+		expect([box!.y >= 0, box!.y + box!.height <= 800]).toEqual([true, true]);
+	}
+	await page.mouse.move(5, 795);
+	await page.waitForTimeout(500);
+	await page.screenshot({ path: repoPath('docs', 'images', 'pause-when-a-person-replies.png') });
+	await page.close();
+});
+
