@@ -10,6 +10,7 @@ import { sleep } from 'n8n-workflow';
 
 import { heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
 import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
+import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
@@ -151,6 +152,19 @@ test('a registration the service marked inactive (active: false) is repaired the
 	expect(harness.stored.webhookSecret).toBe(sim.webhook!.secret);
 	expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 	expect(harness.runs).toHaveLength(1);
+});
+
+test('a Send and Wait run that registered itself meanwhile (a race with publishing) is joined again, and its wait kept', async () => {
+	const { harness, tick, emitted, failed } = await publish();
+	const runUrl = `${harness.n8nBaseUrl}/webhook-waiting/4711/node-1?${new URLSearchParams({ ...signedWaitParams({ chat: '4917610000009', channelId: 'num_main', since: Date.now(), until: Date.now() + 3_600_000 }), signature: 'f'.repeat(64) })}`;
+	sim.webhook = { url: runUrl, active: true, secret: 'whsec_of_the_run' };
+	await tick();
+	expect(failed).toEqual([]);
+	expect(emitted.map((e) => e.message)).toEqual(["The account's shared webhook no longer lists this trigger"]);
+	// n8n publishes again: the join keeps the run's wait and takes the webhook.
+	await harness.activate();
+	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
+	expect(Object.keys(harness.stored.waits as IDataObject)).toEqual(['4711']);
 });
 
 test('a webhook pointed elsewhere is reported once per URL as a failed execution, never taken over', async () => {
