@@ -545,7 +545,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		try {
 			const since = Date.now();
 			const chat = '4917620000001@c.us';
-			const question = appointment.nodes.find((n) => n.name === 'Ask to confirm')!.parameters.text as string;
+			const question = appointment.nodes.find((n) => n.name === 'Ask to confirm')!.parameters.message as string;
 			const sentHere = async () =>
 				(await simulator.requests(since))
 					.filter((r) => r.path === '/v1/messages' && r.account === 'acct_wait_queue' && (r.body as IDataObject).to === chat)
