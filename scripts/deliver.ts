@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, no-console -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Makes the running relay simulator deliver a sample event to the registered webhook, with the
  * secret, like the service does, then says what happened in n8n: which workflows ran the event

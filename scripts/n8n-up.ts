@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The main job: n8n with these nodes, against the local relay simulator (or a real account),
  * the example workflows published. Keeps running until Ctrl-C.
@@ -12,7 +13,7 @@
 import { createInterface } from 'node:readline/promises';
 
 import { say } from '../test/support/stack/runtime';
-import { startStack } from '../test/support/stack/single';
+import { stackInfoOf, startStack } from '../test/support/stack/single';
 import { NPM_START_STACK_FILE, removeStackFile, writeStackFile } from '../test/support/stack/stackFile';
 
 async function askForAccount(): Promise<{ baseUrl: string; apiKey: string } | undefined> {
@@ -36,7 +37,7 @@ async function main() {
 		account,
 		keepUserFolder: true,
 	});
-	const { client, stop, ...info } = stack;
+	const info = stackInfoOf(stack);
 	writeStackFile(NPM_START_STACK_FILE, info);
 	const lines = [
 		'',
@@ -64,7 +65,7 @@ async function main() {
 	const shutdown = async () => {
 		say('stopping');
 		removeStackFile(NPM_START_STACK_FILE);
-		await stop();
+		await stack.stop();
 		process.exit(0);
 	};
 	process.on('SIGINT', () => void shutdown());

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Section 3, without n8n: CPU per event of webhook()'s own work (verify + parse + shape) against
  * a minimal handler (verify + pass through); the package's cold load time and packed size.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * What every section of the benchmark measures with: medians and percentiles, and the load
  * generator that posts deliveries the way the service does (several at once, every answer 200).

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Section 2, outbound: BENCH_OUTBOUND messages (500) with 25 ms added latency per request at the
  * simulator, sent by our node (default and tuned Messages in Flight) and by n8n's HTTP Request

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Section 5: the auto-reply workflow (trigger v2 → Reply) in one n8n process against n8n's queue
  * mode on this machine (`n8n webhook` + 2 `n8n worker`s + main, Postgres, Redis, HAProxy:

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, no-console -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * `npm run bench`: side-by-side measurements in one run on this machine, reported as ratios, each
  * under every setting of settings.ts (n8n as shipped and with lazy isolate acquisition), the

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The n8n settings every n8n measurement is taken under, side by side in one run: n8n as shipped
  * and with lazy isolate acquisition (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true: an isolate only

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * One n8n with the simulator per setting, all up at once (each on its own ports), so that every
  * section can load them in alternating rounds: drift of the machine hits every setting alike.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The results as a Markdown table: one row per measurement, and per setting (settings.ts) three
  * columns side by side: ours, the alternative, and ours ÷ alternative.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Starts the queue-mode deployment once for the suite and leaves the path of its state file in
  * RELAY_QUEUE_STACK (test/support/stack/queue/running.ts reads it). Figures go to an artifacts

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Starts one n8n (+ relay simulator) for all end-to-end suites, on ports that do not collide
  * with a running `npm start`, and leaves what the suites need in a stack file
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { ensureChromium } from '../support/stack/runtime';
-import { startStack, type Stack } from '../support/stack/single';
+import { stackInfoOf, startStack, type Stack } from '../support/stack/single';
 import { writeStackFile } from '../support/stack/stackFile';
 
 /** Where globalTeardown (run in this same process) finds the stack to stop. */
@@ -23,7 +24,7 @@ export default async function globalSetup(): Promise<void> {
 	// readiness-gated balancer, as hosts are told to run one (test/support/stack/balancer.ts).
 	const balancerPort = Number(process.env.E2E_BALANCER_PORT ?? 5786);
 	const stack = await startStack({ n8nPort, simPort, balancerPort });
-	const { client, stop, ...info } = stack;
+	const info = stackInfoOf(stack);
 	const file = join(artifacts, 'stack.json');
 	writeStackFile(file, { ...info, artifacts });
 	process.env.RELAY_STACK_FILE = file;

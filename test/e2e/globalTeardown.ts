@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 import { alive } from '../support/stack/processes';
 import { readStackFile } from '../support/stack/stackFile';
 import { running } from './globalSetup';

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The repository's own files, for tests, scripts and the stack: paths from its root, found by
  * its package.json, so the same code works as TypeScript under jest (test/support/) and compiled

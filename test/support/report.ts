@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Figures a suite measured (soak, load, queue mode): printed, and kept as JSON in the artifacts
  * folder that the suite's globalSetup made and named in RELAY_ARTIFACTS, which outlives the stack.

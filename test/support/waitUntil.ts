@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/require-node-api-error -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /** The one polling loop of the tests, the stack and the scripts. */
 
 export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Message → Pause Automatic Replies and Resume Automatic Replies
  * (docs/design/durability-and-conversations.md §5a), over real HTTP: the action node reads the

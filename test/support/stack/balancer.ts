@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * A readiness-gated load balancer (Debian's HAProxy) in front of n8n, as README's Scaling tells
  * hosts to run one. n8n listens before its webhooks exist and answers every request with 200

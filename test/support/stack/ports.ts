@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Loopback ports for a test stack. A port already taken is refused, not shared: a relay simulator
  * left over from a killed run once answered the next run's setup on the same port, with its own

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /** Facts about this machine's processes, from /proc and signals: is it alive, how much memory. */
 import { readdirSync, readFileSync } from 'node:fs';
 

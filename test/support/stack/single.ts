@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Brings up the real thing in one n8n process: the relay simulator (or a real account), a pinned
  * n8n on loopback with this package installed the way n8n installs a community package, an
@@ -46,6 +47,11 @@ export interface StackOptions {
 export interface Stack extends Omit<StackInfo, 'artifacts'> {
 	client: N8nClient;
 	stop(): Promise<void>;
+}
+
+/** What a stack file keeps of a running stack: everything but its client and its stop function. */
+export function stackInfoOf(stack: Stack): Omit<StackInfo, 'artifacts'> {
+	return Object.fromEntries(Object.entries(stack).filter(([key]) => key !== 'client' && key !== 'stop')) as Omit<StackInfo, 'artifacts'>;
 }
 
 /** Starts a process with its output appended to a log file. */

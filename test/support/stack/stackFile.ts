@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * A running single-process stack (single.ts) as a JSON file, for whoever did not start it: the
  * end-to-end suites (jest's globalSetup writes it, each suite reads it), `npm run deliver`

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The programs the stack starts as processes of their own (the relay simulator, the queue
  * stack's reaper) are TypeScript, compiled with the scripts into build/ by tsconfig.tools.json.

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/require-node-api-error -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * n8n in queue mode on this machine, for the queue-mode end-to-end suite (test/e2e-queue) and
  * the benchmark's section 5:

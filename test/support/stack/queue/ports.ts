@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /** The deployment's loopback ports: fixed ones from a base (checked free first) and free ones picked by the system. */
 import { requirePortsFree } from '../ports';
 

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The deployment's long-running processes: each in a process group of its own (detached), its
  * log file as stdout and stderr, started from its spec in the state file, so that any jest

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Last line of cleanup for the queue-mode deployment (deployment.ts): a small detached process
  * that watches the process that started it. When that process is gone (killed, crashed, or jest

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The running queue-mode deployment as the queue suite sees it (its globalSetup started it and
  * left the state file in RELAY_QUEUE_STACK): addresses and keys, restarting a process, its

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * What n8n's queue mode needs besides n8n: Postgres and Redis from Debian's packages (installed
  * with apt-get when missing, with HAProxy), started as an unprivileged user in the deployment's

@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The queue-mode deployment's state file: every process with how to start it again and its pid,
  * the ports, the services and what provisioning created. Any jest process (and the reaper)
