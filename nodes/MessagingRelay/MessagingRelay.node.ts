@@ -24,8 +24,9 @@ import { searchNumbers } from './listSearch';
 const SENDING = ['send', 'reply'];
 
 // Its one webhook is a restart webhook (Send and Wait for Reply): n8n serves it only for a waiting
-// run and never registers it anywhere, so there is nothing to check, create or delete at the
-// service (n8n's own send-and-wait nodes have no webhookMethods either).
+// run and registers nothing at publish, so there is nothing to check, create or delete then (n8n's
+// own send-and-wait nodes have no webhookMethods either). A run registers it at the service itself
+// only while it waits with no trigger published (waitingHolder.ts), and removes it when answered.
 // eslint-disable-next-line @n8n/community-nodes/webhook-lifecycle-complete
 export class MessagingRelay implements INodeType {
 	description: INodeTypeDescription = {
@@ -81,7 +82,7 @@ export class MessagingRelay implements INodeType {
 		listSearch: { searchNumbers },
 	};
 
-	/** The contact's reply to Send and Wait for Reply, forwarded by the account's trigger (sendAndWait.ts). */
+	/** The contact's reply to Send and Wait for Reply: forwarded by the account's trigger, or delivered by the service to a run that holds the webhook (sendAndWait.ts). */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await sendAndWaitWebhook.call(this);
 	}

@@ -9,6 +9,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { routeReply } from '../shared/sharedWebhook/replyRouting';
@@ -20,7 +21,6 @@ import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
-import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { startRegistrationRepair } from './registrationRepair';
 import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
 import { triggerProperties } from './TriggerDescription';

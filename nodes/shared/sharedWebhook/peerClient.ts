@@ -5,7 +5,7 @@ import { proofFor, signHandoff, type ShareOp } from './signedHandoff';
 
 /**
  * The contexts a trigger talks to other triggers from (activation hooks, webhook calls, the repair
- * check), and the action node's Pause and Resume Automatic Replies (automaticReplies.ts).
+ * check), and the action node's Pause and Resume Automatic Replies and Send and Wait for Reply.
  */
 export type ShareContext = IHookFunctions | IWebhookFunctions | ITriggerFunctions | IExecuteFunctions;
 

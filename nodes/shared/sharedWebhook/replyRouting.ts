@@ -32,8 +32,10 @@ export async function routeReply(context: IWebhookFunctions, state: WebhookState
 	if (waits.length === 0) return NOT_A_REPLY;
 
 	const origin = new URL(state.webhookUrl).origin;
+	// The event as the service delivered it (byte for byte, not n8n's parse), read once for every wait.
+	const event = JSON.parse(rawBody) as unknown;
 	for (const wait of waits) {
-		const resume = JSON.stringify({ asked: wait.asked ?? 0, questionId: wait.questionId ?? null, event: JSON.parse(rawBody) as unknown });
+		const resume = JSON.stringify({ asked: wait.asked ?? 0, questionId: wait.questionId ?? null, event });
 		const answer = await sendHandoff(context, state.shareKey, 'resume', `${origin}${wait.resumePath}`, resume);
 		if (answer.kind === 'unavailable') return { kind: 'retry later' };
 		if (answer.kind === 'member') {
