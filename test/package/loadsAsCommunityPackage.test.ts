@@ -14,8 +14,8 @@ describe('package.json meets the rules for verified community nodes', () => {
 		expect(pkg.name).toBe('n8n-nodes-messaging-relay');
 		expect(pkg.keywords).toContain('n8n-community-node-package');
 		expect(pkg.license).toBe('MIT');
-		// dist for n8n; examples, the README's screenshots and the changelog because the README
-		// links them through a CDN that serves the published package (relative links are dead on npm).
+		// dist for n8n; the examples, the README's screenshots and the changelog ship too, so that a
+		// user of the installed package has them beside it.
 		expect(pkg.files).toEqual(['dist', 'examples', 'docs/images', 'CHANGELOG.md']);
 		expect(pkg.n8n).toMatchObject({ n8nNodesApiVersion: 1, strict: true });
 	});
@@ -42,24 +42,23 @@ describe('package.json meets the rules for verified community nodes', () => {
 	});
 });
 
-describe('the README works on the npm page', () => {
+describe('the README works on the npm page and on GitHub', () => {
 	const readme = readText('README.md');
-	const cdn = 'https://cdn.jsdelivr.net/npm/n8n-nodes-messaging-relay/';
 	// Links outside code: code blocks and spans (`[text](url)` in the Formatting option) are text.
 	const prose = readme.replace(/^```[\s\S]*?^```/gm, '').replace(/(`+)[^\n]*?\1/g, '');
 	const links = [...prose.matchAll(/\]\(([^)\s]+)\)/g)].map((match) => match[1]);
+	const relative = links.filter((link) => !/^(https:\/\/|#)/.test(link));
 
-	test('no relative link (npm resolves none without a repository field)', () => {
-		expect(links.length).toBeGreaterThan(0);
-		expect(links.filter((link) => !/^(https:\/\/|#)/.test(link))).toEqual([]);
+	test('files are linked relatively (GitHub resolves them, npm against `repository`), never through a CDN of the published package', () => {
+		expect(relative).toEqual(expect.arrayContaining(['examples/auto-reply.json', 'docs/images/auto-reply.png', 'docs/installing.md', 'CHANGELOG.md']));
+		expect(links.filter((link) => /^https?:\/\/(cdn\.jsdelivr\.net|unpkg\.com)\//.test(link))).toEqual([]);
+		expect(links.filter((link) => link.startsWith('http://'))).toEqual([]);
 	});
 
-	test('every file linked through the CDN is in the repository and shipped by `files`', () => {
-		const paths = links.filter((link) => link.startsWith(cdn)).map((link) => link.slice(cdn.length));
-		expect(paths).toEqual(expect.arrayContaining(['examples/auto-reply.json', 'docs/images/auto-reply.png']));
-		for (const path of paths) {
-			const shipped = (pkg.files as string[]).some((entry) => path === entry || path.startsWith(`${entry}/`));
-			expect({ path, shipped, exists: exists(path) }).toEqual({ path, shipped: true, exists: true });
+	test('every relative link names a file or folder of the repository', () => {
+		for (const link of relative) {
+			const path = link.split('#')[0];
+			expect({ link, exists: path !== '' && !path.startsWith('/') && !path.startsWith('..') && exists(path) }).toEqual({ link, exists: true });
 		}
 	});
 
@@ -75,8 +74,24 @@ describe('the README works on the npm page', () => {
 
 	test('the sections n8n links to from the node panel exist (codex and credential documentation URLs)', () => {
 		for (const heading of ['Credentials', 'Operations', 'Trigger', 'Watch']) {
-			expect(readme).toMatch(new RegExp(`^## ${heading}$`, 'm'));
+			expect(readme).toMatch(new RegExp(`^#{2,3} ${heading}$`, 'm'));
 		}
+	});
+
+	test("the n8n-nodes-starter's sections, in its order", () => {
+		const sections = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
+		expect(sections).toEqual(['Installation', 'Operations', 'Credentials', 'Compatibility', 'Usage', 'Resources', 'Version history']);
+	});
+
+	test('the first screen gives exactly the two commands for a fresh machine', () => {
+		const firstScreen = readme.split('\n').slice(0, 15).join('\n');
+		const commands = [...firstScreen.matchAll(/^(npm [^#\n]*?)\s*(#.*)?$/gm)].map((match) => match[1]);
+		expect(commands).toEqual(['npm ci && npm start', 'npm ci && npm test']);
+	});
+
+	test('examples are imported from a file or by pasting: n8n 3.0 removes the import from URL', () => {
+		expect(readme).not.toMatch(/From URL|Import from URL/i);
+		expect(readme).toMatch(/Import\s+from File/);
 	});
 });
 
