@@ -91,7 +91,8 @@ describe('the README works on the npm page and on GitHub', () => {
 
 	test('examples are imported from a file or by pasting: n8n 3.0 removes the import from URL', () => {
 		expect(readme).not.toMatch(/From URL|Import from URL/i);
-		expect(readme).toMatch(/Import\s+from File/);
+		// n8n 2.41.1's workflow menu: Import → From file (editor-ui i18n menuActions.importFromFile).
+		expect(readme).toMatch(/Import →\s+From file/);
 	});
 });
 
