@@ -80,19 +80,22 @@ export class MessagingRelay implements INodeType {
 
 	/**
 	 * The lifecycle of the one webhook above, Send and Wait for Reply's restart webhook. n8n never
-	 * calls these: publishing, unpublishing and test listening collect a workflow's webhooks with
-	 * restart webhooks left out (getWorkflowWebhooks(…, true) at n8n/dist/active-workflow-manager.js:130,
-	 * :211 and webhooks/test-webhooks.js:269 in 2.41.1; :129, :213 and :244 in 1.123.81), and
-	 * WebhookService.getNodeWebhooks skips them (n8n/dist/webhooks/webhook.service.js:245 in 2.41.1,
-	 * :159 in 1.123.81); n8n's own send-and-wait nodes declare none. They are here because n8n's
-	 * verification scan requires a complete lifecycle of every node that declares a webhook
-	 * (@n8n/community-nodes/webhook-lifecycle-complete), and they say what a caller would get:
-	 * nothing to do at the service, ever. At publish the webhook's URL does not exist yet (it holds
-	 * a waiting run's execution id), and the account's one webhook belongs to its trigger; a run
-	 * that waits with no trigger published registers it itself and removes it when answered
-	 * (waitingHolder.ts), and n8n resumes a waiting run from the workflow saved with the execution,
-	 * published or not (n8n/dist/webhooks/waiting-webhooks.js:249 in 2.41.1), so `delete` must not
-	 * take the webhook from it either.
+	 * calls these. Its only reader of webhookMethods, WebhookService.runWebhookMethod
+	 * (n8n/dist/webhooks/webhook.service.js:353 in 2.41.1, :218 in 1.123.81), runs for the webhooks
+	 * that publishing, unpublishing and test listening collect, and every one of them collects with
+	 * restart webhooks left out (getWorkflowWebhooks(…, true) / getNodeWebhooks(…, true) at
+	 * n8n/dist/active-workflow-manager.js:130 and :211, workflows/triggers/webhook-trigger-registrar.js:70
+	 * and :73, webhooks/test-webhooks.js:269 in 2.41.1; active-workflow-manager.js:129 and :213,
+	 * webhooks/test-webhooks.js:244 in 1.123.81), skipped at webhook.service.js:245 (2.41.1) and
+	 * :159 (1.123.81). n8n's own send-and-wait nodes declare none.
+	 * They are here because n8n's verification scan requires a complete lifecycle of every node that
+	 * declares a webhook (@n8n/community-nodes/webhook-lifecycle-complete), and they say what a
+	 * caller would get: nothing to do at the service, ever. At publish the webhook's URL does not
+	 * exist yet (it holds a waiting run's execution id), and the account's one webhook belongs to its
+	 * trigger; a run that waits with no trigger published registers it itself and removes it when
+	 * answered (waitingHolder.ts), and n8n resumes a waiting run from the workflow saved with the
+	 * execution, published or not (n8n/dist/webhooks/waiting-webhooks.js:249 in 2.41.1), so `delete`
+	 * must not take the webhook from it either.
 	 */
 	webhookMethods = {
 		default: {
