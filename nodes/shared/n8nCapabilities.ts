@@ -1,4 +1,5 @@
 import type { ExecutionError, IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 /**
  * What this package needs from n8n that n8n 1.123.x (the maintained 1.x line) lacks, detected
@@ -106,4 +107,21 @@ export function saveFailedExecution(context: ITriggerFunctions, error: Execution
 		nodeName: name,
 	});
 	return 'logged';
+}
+
+/** The oldest n8n the package supports (docs/compatibility.md, "Versions"). */
+export const OLDEST_SUPPORTED_N8N = '1.123.0';
+
+/**
+ * Refuses a feature at its first run, before it does anything, when this n8n lacks a method it
+ * needs: an n8n older than the package supports. n8n 1.123.81 and 2.41.1 have every method the
+ * package names here (docs/compatibility.md); an older n8n would otherwise fail half-way with
+ * "… is not a function".
+ */
+export function requireN8nMethods(context: IExecuteFunctions, feature: string, methods: ReadonlyArray<keyof IExecuteFunctions>): void {
+	const missing = methods.filter((method) => typeof (context as unknown as Record<string, unknown>)[method] !== 'function');
+	if (missing.length === 0) return;
+	throw new NodeOperationError(context.getNode(), `${feature} needs n8n ${OLDEST_SUPPORTED_N8N} or later`, {
+		description: `This n8n lacks ${missing.join(', ')}, which ${feature} uses. Nothing was sent. Update n8n to ${OLDEST_SUPPORTED_N8N} or later (the Messaging Relay nodes are tested on n8n 1.123 and 2.41).`,
+	});
 }

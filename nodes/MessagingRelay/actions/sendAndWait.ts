@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFuncti
 import { NodeOperationError } from 'n8n-workflow';
 
 import { chatKey, chatKeys, phoneDigits } from '../../shared/chatIds';
-import { executionCustomData } from '../../shared/n8nCapabilities';
+import { executionCustomData, requireN8nMethods } from '../../shared/n8nCapabilities';
 import { unwrapObject } from '../../shared/responses';
 import { CREDENTIAL_NAME } from '../../shared/scopes';
 import { readDelivery, rawBodyText } from '../../shared/readDelivery';
@@ -66,6 +66,8 @@ function destination(this: IExecuteFunctions): { channelId: string; to: string }
 }
 
 export async function executeSendAndWait(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	// Before anything goes out: an n8n older than the package supports has no signed resume URLs.
+	requireN8nMethods(this, 'Send and Wait for Reply', ['getSignedResumeUrl', 'putExecutionToWait']);
 	const node = nodeOf(this);
 	const text = requireText(node, this.getNodeParameter('message', 0), 'Message', 0);
 	const { channelId, to } = destination.call(this);

@@ -8,6 +8,7 @@ import { ExecuteContext, WebhookContext } from 'n8n-core';
 import type { IExecuteFunctions, INode, INodeParameters, IRunExecutionData, IWebhookFunctions, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 
+import { executeSendAndWait } from '../../../nodes/MessagingRelay/actions/sendAndWait';
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
 import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { executionCustomData, testUrlOf, webhookResourceUrl } from '../../../nodes/shared/n8nCapabilities';
@@ -18,7 +19,7 @@ import { parseRegistration } from '../../../nodes/shared/sharedWebhook/registere
 import { relayApiRequest } from '../../../nodes/shared/transport';
 import { ADA_CHAT, receivedIn, sample, type SampleEventType } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
-import { asN8n1, withoutCause } from '../../support/harness/n8n1';
+import { asN8n1, without, withoutCause } from '../../support/harness/n8n1';
 import { PackageNodeTypes, additionalDataFor, relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
 
@@ -195,6 +196,20 @@ describe('on n8n 1.123: a waiting run\'s custom data (no customData on the conte
 		expect(executionCustomData(resumed).get('relayQuestionId')).toBeUndefined();
 		// The same value as 2.x's own customData reads.
 		expect(webhookContext(run).customData.get(SECRET_CHECK)).toBe(check);
+	});
+
+	test('an n8n older than 1.123 (no signed resume URLs): Send and Wait refuses before it registers or sends anything', async () => {
+		const asking = relayNode({ resource: 'message', operation: 'sendAndWait', message: 'Reply 1 or 2', waitTo: '+4917600000001', waitChannelId: 'num_main' });
+		const input = { main: [[{ json: {} }]] };
+		const run = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node: asking, data: input, source: null }] } });
+		const workflow = new Workflow({ id: 'wf-old', nodes: [asking], connections: {}, active: true, nodeTypes: new PackageNodeTypes() });
+		const context = new ExecuteContext(workflow, asking, additionalDataFor(relayCredentials(sim.baseUrl)), 'manual', run, 0, [], input, { node: asking, data: input, source: null }, []);
+		const old = without(context, ['getSignedResumeUrl']) as unknown as IExecuteFunctions;
+		await expect(executeSendAndWait.call(old)).rejects.toMatchObject({
+			message: 'Send and Wait for Reply needs n8n 1.123.0 or later',
+			description: expect.stringContaining('This n8n lacks getSignedResumeUrl'),
+		});
+		expect(sim.requests).toEqual([]);
 	});
 });
 

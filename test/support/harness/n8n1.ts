@@ -22,7 +22,12 @@ const MISSING_IN_1_123: Record<ContextKind, readonly string[]> = {
 };
 
 export function asN8n1<T extends object>(context: T, kind: ContextKind): T {
-	const hidden = new Set<string | symbol>(MISSING_IN_1_123[kind]);
+	return without(context, MISSING_IN_1_123[kind]);
+}
+
+/** The context with these members hidden, as an n8n that lacks them hands it over. */
+export function without<T extends object>(context: T, members: readonly string[]): T {
+	const hidden = new Set<string | symbol>(members);
 	if (hidden.size === 0) return context;
 	return new Proxy(context, {
 		has: (target, property) => !hidden.has(property) && Reflect.has(target, property),
