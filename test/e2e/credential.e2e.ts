@@ -1,13 +1,9 @@
-import { api, info, rest } from '../support/e2e';
+import { info, relayCredential, rest } from '../support/e2e';
 
 let credentialId: string;
 beforeAll(async () => {
-	const created = await api('POST', '/credentials', {
-		name: 'Messaging Relay e2e credential test',
-		type: 'messagingRelayApi',
-		data: { baseUrl: info.simUrl, apiKey: 'sim-key-full', authHeader: 'xApiKey' },
-	});
-	credentialId = created.id as string;
+	// Through the support, which fills in what n8n 1.x's public API requires of a credential (workflows.ts).
+	({ id: credentialId } = await relayCredential('Messaging Relay e2e credential test', 'sim-key-full'));
 });
 
 /**
