@@ -26,4 +26,8 @@ const files = [
 module.exports = {
 	...base,
 	testMatch: files.map((name) => `<rootDir>/test/e2e/${name}.e2e.ts`),
+	// shared.e2e.ts's mixed soak (1,200 deliveries while n8n restarts) runs in 2.41.1 only: the
+	// CI budget (issue 25: a cold .ci/run under 45 minutes) has no room for it twice; the other
+	// tests of that file (three workflows on one account, forged hand-offs) run here.
+	testNamePattern: '^(?!.*mixed soak)',
 };
