@@ -1,6 +1,7 @@
 import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
+import { saveFailedExecution } from '../shared/n8nCapabilities';
 import { askWhatWasMissed, confirmReported } from '../shared/sharedWebhook/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registration';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
@@ -112,7 +113,8 @@ export function registrationCheck(context: ITriggerFunctions): { check: () => Pr
 			} else if (result.kind === 'elsewhere') {
 				if (result.url === reportedUrl) return;
 				reportedUrl = result.url;
-				context.saveFailedExecution(
+				saveFailedExecution(
+					context,
 					new NodeOperationError(node, `The account's webhook now points at ${result.url}, not at this trigger`, {
 						description:
 							'Someone or something set the account\'s one webhook to another URL, so this workflow receives no events. The trigger does not take it over. To receive events here again, publish this workflow again with "Replace Existing Webhook" on (the receiver at that URL then stops getting events).',
@@ -151,7 +153,8 @@ async function reportMissedEvents(context: ITriggerFunctions, holderUrl: string)
 	if (missed.uncounted > 0) types.push(`${missed.uncounted} more of types not kept`);
 	const from = new Date(missed.firstAt).toISOString();
 	const to = new Date(missed.lastAt).toISOString();
-	context.saveFailedExecution(
+	saveFailedExecution(
+		context,
 		new NodeOperationError(context.getNode(), `This workflow missed ${missed.count} event(s) while it could not take them (${from} to ${to}): ${types.join(', ')}`, {
 			description:
 				"Its trigger failed to take the events forwarded to it for too long (an error or no answer: for example an expression in its trigger that fails), so the account's shared webhook went on without it: the other workflows received these events, and the service was told they were received and will not send them again. It takes events again since it answers. To have them, fetch them from their source or replay them.",

@@ -75,7 +75,11 @@ const NETWORK_WORDS: Record<string, string> = {
 
 /**
  * The code and message of a failed connection. n8n may hand the socket error over as is or
- * wrapped in a NodeApiError (code on the error, on `cause`, or in `context`).
+ * wrapped in a NodeApiError (code on the error, on `cause`, or in `context`). n8n 1.123.x drops
+ * a NodeApiError's `cause` (n8n-workflow 1.123.81 errors/abstract/execution-base.error.js:16, a
+ * class field that resets what `Error` set; 2.41.1 keeps it, execution-base.error.js:21-22), and
+ * there the code is only in `httpCode`, where NodeApiError files a status-like `code` of the
+ * error it wraps (1.123.81 errors/node-api.error.js:135-137): looked at last, after 2.x's places.
  */
 function networkFailure(error: unknown): { code?: string; message?: string } {
 	const seen = error as {
@@ -83,8 +87,9 @@ function networkFailure(error: unknown): { code?: string; message?: string } {
 		message?: unknown;
 		cause?: { code?: unknown; message?: unknown };
 		context?: { code?: unknown };
+		httpCode?: unknown;
 	};
-	const candidates = [seen?.code, seen?.cause?.code, seen?.context?.code];
+	const candidates = [seen?.code, seen?.cause?.code, seen?.context?.code, seen?.httpCode];
 	const code = candidates.find((c): c is string => typeof c === 'string' && /^E[A-Z_]+$/.test(c));
 	const message = [seen?.cause?.message, seen?.message].find((m): m is string => typeof m === 'string');
 	return { code, message };

@@ -2,6 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFuncti
 import { NodeOperationError } from 'n8n-workflow';
 
 import { chatKey, chatKeys, phoneDigits } from '../../shared/chatIds';
+import { executionCustomData, requireN8nMethods } from '../../shared/n8nCapabilities';
 import { unwrapObject } from '../../shared/responses';
 import { CREDENTIAL_NAME } from '../../shared/scopes';
 import { readDelivery, rawBodyText } from '../../shared/readDelivery';
@@ -65,6 +66,8 @@ function destination(this: IExecuteFunctions): { channelId: string; to: string }
 }
 
 export async function executeSendAndWait(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
+	// Before anything goes out: an n8n older than the package supports has no signed resume URLs.
+	requireN8nMethods(this, 'Send and Wait for Reply', ['getSignedResumeUrl', 'putExecutionToWait']);
 	const node = nodeOf(this);
 	const text = requireText(node, this.getNodeParameter('message', 0), 'Message', 0);
 	const { channelId, to } = destination.call(this);
@@ -90,7 +93,7 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	const sent = body === undefined ? {} : (unwrapObject(body, ['message', 'data']) as IDataObject);
 	const questionId = typeof sent.id === 'string' ? sent.id : null;
 	if (questionId) {
-		this.customData.set(QUESTION_ID, questionId);
+		executionCustomData(this).set(QUESTION_ID, questionId);
 		if (registration) await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify({ ...wait, questionId }));
 	}
 
@@ -140,12 +143,12 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 
 	if (!isHandoff(headers)) {
 		if (headers['x-service-secret'] === undefined) return answer(401, { error: 'This run resumes only on the contact\'s reply, through the account\'s webhook' });
-		if (!deliveryProven(key, headers['x-service-secret'], this.customData.get(SECRET_CHECK))) return answer(401, { error: 'Invalid secret' });
+		if (!deliveryProven(key, headers['x-service-secret'], executionCustomData(this).get(SECRET_CHECK))) return answer(401, { error: 'Invalid secret' });
 		const delivery = readDelivery(request);
 		if (delivery.kind === 'refused') return answer(delivery.status, { error: delivery.error });
 		const executionId = String(this.getExecutionId());
 		const asked = reAskedHere.get(executionId) ?? 0;
-		const taken = await takeAnswer.call(this, delivery.body as ResumeBody['event'], asked, this.customData.get(QUESTION_ID) ?? null);
+		const taken = await takeAnswer.call(this, delivery.body as ResumeBody['event'], asked, executionCustomData(this).get(QUESTION_ID) ?? null);
 		if (taken.kind === 'not this chat') return answer(200, { received: true, ignored: 'not the reply this run waits for, and no Messaging Relay Trigger is published on this account' });
 		if (taken.kind === 'asked again') {
 			reAskedHere.set(executionId, asked + 1);

@@ -1,5 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
+import { webhookResourceUrl } from '../n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { takeOver } from './registration';
 import { recordWait, waitSchema, type Wait } from './waitingRuns';
@@ -34,7 +35,7 @@ export async function receiveHandoff(
 	body: string,
 	isTest: boolean,
 ): Promise<HandoffOutcome> {
-	const ownUrl = context.getWebhookResourceUrl('default') ?? '';
+	const ownUrl = webhookResourceUrl(context) ?? '';
 	const ownPath = new URL(ownUrl).pathname;
 	if (!state.shareKey) {
 		// Published a moment ago and n8n has not saved the key yet: the holder retries.

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { webhookResourceUrl } from '../n8nCapabilities';
 import { processKey } from '../processKey';
 import { readWebhook } from '../webhookApi';
 import { parseRegistration } from './registeredUrl';
@@ -91,7 +92,7 @@ async function nextLook(context: IWebhookFunctions, mine: Looks): Promise<Look> 
 function judge(context: IWebhookFunctions, state: WebhookState, look: Look): Verdict {
 	if ('failed' in look) return 'unknown';
 	if (look.url === undefined || look.url === state.webhookUrl) return 'none';
-	const ownUrl = context.getWebhookResourceUrl('default');
+	const ownUrl = webhookResourceUrl(context);
 	const registration = parseRegistration(look.url);
 	if (!ownUrl || !registration) return 'none';
 	const own = new URL(ownUrl);

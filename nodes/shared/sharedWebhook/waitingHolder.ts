@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { executionCustomData } from '../n8nCapabilities';
 import { deleteWebhook, readWebhook } from '../webhookApi';
 import { ping } from './peerClient';
 import { parseRegistration, type Registration } from './registeredUrl';
@@ -80,7 +81,7 @@ export async function findReceiver(this: IExecuteFunctions, key: string, ownUrl:
  */
 export async function holdWebhook(this: IExecuteFunctions, key: string, ownUrl: string): Promise<Registration | undefined> {
 	const secret = await registerOrExplain(this, ownUrl);
-	this.customData.set(SECRET_CHECK, secretCheckOf(key, secret));
+	executionCustomData(this).set(SECRET_CHECK, secretCheckOf(key, secret));
 	await sleep(CONFIRM_PAUSE_MS + Math.floor(Math.random() * CONFIRM_PAUSE_MS));
 	const now = await readWebhook.call(this, 0);
 	if (!now || now.url === ownUrl) return undefined;

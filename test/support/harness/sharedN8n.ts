@@ -33,6 +33,7 @@ import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registra
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type ExpressLikeResponse, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
+import type { ContextKind } from './n8n1';
 import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
 
 export interface Execution {
@@ -159,7 +160,7 @@ export class SharedWorkflow {
 		const refuse = () => {
 			throw new Error('a check neither starts nor fails executions');
 		};
-		const context = new TriggerContext(workflow, this.node, this.additionalData(), 'trigger', 'activate', refuse, refuse, refuse);
+		const context = this.n8n.contextOf(new TriggerContext(workflow, this.node, this.additionalData(), 'trigger', 'activate', refuse, refuse, refuse), 'trigger');
 		return await checkRegistration.call(context as unknown as ITriggerFunctions);
 	}
 
@@ -171,17 +172,20 @@ export class SharedWorkflow {
 		const workflow = this.load(false);
 		const emitted: Error[] = [];
 		const failed: ExecutionError[] = [];
-		const context = new TriggerContext(
-			workflow,
-			this.node,
-			this.additionalData(),
+		const context = this.n8n.contextOf(
+			new TriggerContext(
+				workflow,
+				this.node,
+				this.additionalData(),
+				'trigger',
+				'activate',
+				() => {
+					throw new Error('a check never starts an execution');
+				},
+				(error) => emitted.push(error),
+				(error) => failed.push(error),
+			),
 			'trigger',
-			'activate',
-			() => {
-				throw new Error('a check never starts an execution');
-			},
-			(error) => emitted.push(error),
-			(error) => failed.push(error),
 		);
 		await registrationCheck(context as unknown as ITriggerFunctions).check();
 		return { emitted, failed };
@@ -235,14 +239,9 @@ export class SharedWorkflow {
 			httpRequest: request,
 			httpResponse: response,
 		} as unknown as IWorkflowExecuteAdditionalData;
-		const context = new WebhookContext(
-			workflow,
-			this.node,
-			additionalData,
-			test ? 'manual' : 'webhook',
-			this.webhookData(workflow, test),
-			[],
-			null,
+		const context = this.n8n.contextOf(
+			new WebhookContext(workflow, this.node, additionalData, test ? 'manual' : 'webhook', this.webhookData(workflow, test), [], null),
+			'webhook',
 		);
 		const result = await trigger.webhook.call(context as unknown as IWebhookFunctions);
 		this.save(workflow, test);
@@ -264,6 +263,9 @@ export class SharedN8n {
 	readonly workflows: SharedWorkflow[] = [];
 
 	private receiver!: WebhookReceiver;
+
+	/** How a context reaches the trigger: as n8n-core builds it, or (test/support/harness/n8n1.ts) as another n8n would. */
+	contextOf: <T extends object>(context: T, kind: ContextKind) => T = (context) => context;
 
 	private background: Array<Promise<unknown>> = [];
 
