@@ -7,6 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
 
 import type { RecordedRequest } from '../fixtures/simulator';
 import * as executionList from './executions';
+import type { Execution } from './executions';
 import { N8nClient } from './n8nClient';
 import { SimClient } from './simClient';
 import * as stackFile from './stack/stackFile';
@@ -43,8 +44,26 @@ export const simRequests = async (since: number) => (await simulator.requests(si
 export const eventually = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 60_000) =>
 	waitUntil('the condition', check, { timeoutMs, intervalMs: 200 });
 
-/** The newest 250 finished executions of a workflow, with their data. */
-export const executions = async (workflowId: string) => (await executionList.executionsPage(n8n, { workflowId, includeData: true })).data;
+/**
+ * The executions n8n 1.x's public API leaves out: it hides every execution n8n keeps among its
+ * active ones (1.123.81: public-api/v1/handlers/executions/executions.handler.js:76-85), and
+ * n8n 1.123 keeps a waiting execution there (active-executions.js:89-95). The editor's REST list
+ * names them; the public API gives each by id, with its data.
+ */
+async function waitingOn1x(workflowId: string): Promise<Execution[]> {
+	if (Number(info.n8nVersion.split('.')[0]) >= 2) return [];
+	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ['waiting'] }));
+	const { body } = await n8n.rest('GET', `/executions?filter=${filter}`);
+	const ids = (((body.data as IDataObject | undefined)?.results as IDataObject[] | undefined) ?? []).map((e) => e.id as string);
+	return await Promise.all(ids.map(async (id) => (await n8n.api('GET', `/executions/${id}?includeData=true`)) as unknown as Execution));
+}
+
+/** The newest 250 finished executions of a workflow (waiting ones included), with their data, newest first. */
+export const executions = async (workflowId: string) => {
+	const listed = (await executionList.executionsPage(n8n, { workflowId, includeData: true })).data;
+	const waiting = (await waitingOn1x(workflowId)).filter((w) => !listed.some((e) => String(e.id) === String(w.id)));
+	return [...listed, ...waiting].sort((a, b) => Number(b.id) - Number(a.id));
+};
 /** Every finished execution of a workflow, with its data, page after page. */
 export const allExecutions = (workflowId: string) => executionList.allExecutions(n8n, { workflowId, includeData: true });
 export const finishedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>

@@ -49,12 +49,28 @@ function queryString(query: ExecutionQuery, cursor?: string): string {
 }
 
 /** One page: the newest executions that match, and the cursor to the next page (undefined at the end). */
-export async function executionsPage(client: N8nClient, query: ExecutionQuery, cursor?: string) {
-	const page = await client.api('GET', `/executions?${queryString(query, cursor)}`);
+export async function executionsPage(client: N8nClient, query: ExecutionQuery, cursor?: string): Promise<{ data: Execution[]; nextCursor?: string }> {
+	const page = await client.api('GET', `/executions?${queryString(query, cursor)}`).catch((error: unknown) => {
+		if (query.startedAfter && String(error).includes("Unknown query parameter 'startedAfter'")) return undefined;
+		return Promise.reject(error);
+	});
+	if (!page) return await startedAfterOn1x(client, { ...query, startedAfter: query.startedAfter as string }, cursor);
 	return {
 		data: ((page.data as unknown as Execution[] | undefined) ?? []),
 		nextCursor: (page.nextCursor as string | null | undefined) ?? undefined,
 	};
+}
+
+/**
+ * n8n 1.x's public API has no startedAfter filter (1.123.81's public-api has no such parameter and
+ * answers 400 "Unknown query parameter 'startedAfter'"; 2.41.1 has it): the page without it, newest
+ * first, keeping the executions that started after it, and no next page once older ones appear.
+ */
+async function startedAfterOn1x(client: N8nClient, query: ExecutionQuery & { startedAfter: string }, cursor?: string) {
+	const after = Date.parse(query.startedAfter);
+	const page = await executionsPage(client, { ...query, startedAfter: undefined }, cursor);
+	const newer = page.data.filter((e) => Date.parse(e.startedAt ?? '') > after);
+	return { data: newer, nextCursor: newer.length < page.data.length ? undefined : page.nextCursor };
 }
 
 /** Every execution that matches, page after page. */

@@ -123,6 +123,20 @@ export class N8nClient {
 		return this.options.apiKey;
 	}
 
+	private version?: string;
+
+	/** The running n8n's version (`versionCli` of the owner's GET /rest/settings), asked once. */
+	async n8nVersion(): Promise<string> {
+		this.version ??= (await this.restData('GET', '/settings')).versionCli as string;
+		return this.version;
+	}
+
+	/**
+	 * Publishes the workflow. n8n 1.x has no publishing: the public API's activate is its
+	 * equivalent, synchronous, a failing trigger's error a 400 with its message (1.123.81:
+	 * public-api/v1/handlers/workflows/workflows.handler.js:231-249); in 2.41.1 the same route
+	 * publishes the current version.
+	 */
 	async publish(workflowId: string): Promise<IDataObject> {
 		return await this.api('POST', `/workflows/${workflowId}/activate`);
 	}

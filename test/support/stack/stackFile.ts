@@ -11,6 +11,7 @@ import { dirname, join } from 'node:path';
 import type { Owner } from '../n8nClient';
 import type { CredentialRef } from '../workflows';
 import { waitUntil } from '../waitUntil';
+import { n8nServes } from './n8nProcess';
 import { alive, memoryMb } from './processes';
 import { cacheRoot } from './runtime';
 
@@ -29,6 +30,8 @@ export interface StackInfo {
 	/** Where a suite keeps its figures and screenshots. */
 	artifacts?: string;
 	env: Record<string, string>;
+	/** The n8n version running (n8nVersion.ts): a suite that asserts something version-specific branches on it. */
+	n8nVersion: string;
 	n8nBin: string;
 	nodeBin: string;
 	n8nPid: number;
@@ -93,7 +96,7 @@ export async function restartN8n(file = stackFilePath(), { signal = 'SIGTERM', o
 	child.stderr.pipe(log);
 	child.unref();
 	writeStackFile(file, { ...info, n8nPid: child.pid as number });
-	await waitUntil('n8n to come back after the restart', async () => (await fetch(`${info.n8nUrl}/healthz/readiness`)).ok, {
+	await waitUntil('n8n to come back after the restart', async () => await n8nServes(info.n8nUrl), {
 		timeoutMs: 300_000,
 		intervalMs: 100,
 		ignoreErrors: true,
