@@ -137,3 +137,15 @@ export function forgetMissed(context: ListenerContext, state: WebhookState, path
 	delete kept.missedUncounted;
 	write(context, state, path, kept);
 }
+
+/**
+ * Writes this process's copy of the record into the request's static data when it is newer.
+ * For the holder's record of its own runs (ownRuns.ts): their verdicts arrive after n8n saved
+ * the request that started them, so they reach the database with the next request's save.
+ */
+export function carryToStaticData(context: ListenerContext, state: WebhookState, path: string) {
+	const memory = inMemory.get(processKey(context))?.[path];
+	const stored = state.members?.[path];
+	if (!memory || (stored && stored.changedAt >= memory.changedAt)) return;
+	write(context, state, path, memory);
+}
