@@ -18,7 +18,7 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
-import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
+import { deliverWithRetries, SERVICE_SCHEDULE, type DeliveryResult } from '../fixtures/retrying-sender';
 import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, sim, triggerWorkflow, viaBalancer } from '../support/e2e';
 
 const ACCOUNT = 'acct_setaside';
@@ -187,4 +187,165 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 	// Nothing is reported twice: once all are reported, later checks report nothing more.
 	await sleep(12_000);
 	expect(await reportsOf()).toHaveLength(messages.length);
+}, 600_000);
+
+/**
+ * Issue 26's two soaks, side by side in one stack (two accounts): three version-3 workflows each,
+ * A (every event), B (number.disconnected) and C (message.received and group.updated, then a
+ * node that always fails, as one with a revoked credential does: every run ends in an error and
+ * n8n answers "Error in workflow"). On one account the webhook points at B (C is a member), on the
+ * other at C (published last). One new event every 3 s on each, each retried like a service (2, 4, 8, 16,
+ * then every 30 s, up to 7 minutes: SERVICE_SCHEDULE). What must hold on both:
+ *   - every event gets its 2xx; A and B run each event they select exactly once (lost 0, no
+ *     duplicates);
+ *   - the service's failures stop within the bound (3 failed runs spanning 2 minutes), plus the
+ *     time the runs and one retry interval take;
+ *   - C's failed runs of one event before it is set aside: at most 8 (issue 26 measured about 16:
+ *     each forward was tried three times);
+ *   - C's registration check reports what it missed.
+ */
+const FAILING_SENDING_MS = 135_000;
+/**
+ * A new event every 3 s on each account: at one a second on each (twice the issue's rate in all),
+ * n8n on SQLite, on 2 cores shared with other jobs, ran into write-lock time-outs ("Timeout waiting
+ * for lock SqliteWriteConnectionMutex", 738 in one run), answered the sender after its 30 s, and
+ * the healthy members failed too. The bound is a time, so fewer events prove the same.
+ */
+const FAILING_EVERY_MS = 3_000;
+const FAILING_SOAKS = [
+	{ name: 'member', apiKey: 'sim-key-failing-member', account: 'acct_failing_member', ids: ['b1', 'b2', 'b3'], holder: 'B' },
+	{ name: 'holder', apiKey: 'sim-key-failing-holder', account: 'acct_failing_holder', ids: ['c1', 'c2', 'c3'], holder: 'C' },
+] as const;
+const FAILING_TYPES = ['message.received', 'number.disconnected', 'group.updated', 'number.disconnected'] as const;
+const C_SELECTS = new Set<string>(['message.received', 'group.updated']);
+const failingWorkflows: string[] = [];
+
+afterAll(async () => {
+	for (const id of failingWorkflows) await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+});
+
+async function failingSoak(soak: (typeof FAILING_SOAKS)[number]) {
+	const webhookId = (suffix: string) => `a1e0c0de-0000-4000-8000-0000000f${suffix}00`;
+	const make = async (letter: string, suffix: string, events: string[], broken: boolean) => {
+		const { workflowId } = await triggerWorkflow({
+			name: `e2e: failing ${soak.name} ${letter}`,
+			apiKey: soak.apiKey,
+			webhookId: webhookId(suffix),
+			events,
+			typeVersion: 3,
+			...(broken ? { waitSeconds: 0, thenFail: 'Broken on purpose (a revoked credential)', options: { repairInterval: '5s' } } : {}),
+		});
+		failingWorkflows.push(workflowId);
+		return workflowId;
+	};
+	const [a, b, c] = [
+		await make('A', soak.ids[0], ['*'], false),
+		await make('B', soak.ids[1], ['number.disconnected'], false),
+		await make('C', soak.ids[2], [...C_SELECTS], true),
+	];
+	// The last one published holds the webhook.
+	const order = soak.holder === 'B' ? [c, a, b] : [a, b, c];
+	for (const id of order) await api('POST', `/workflows/${id}/activate`);
+	const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[soak.account]!;
+	expect(new URL(webhook.url).pathname).toBe(new URL(productionUrl(webhookId(soak.holder === 'B' ? soak.ids[1] : soak.ids[2]))).pathname);
+
+	const start = Date.now();
+	const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
+	const sending: Array<Promise<void>> = [];
+	for (let i = 0; Date.now() < start + FAILING_SENDING_MS; i++) {
+		const type = FAILING_TYPES[i % FAILING_TYPES.length];
+		const body = { ...(sample(type) as unknown as IDataObject), deliveryId: `failing-${soak.name}-${i}` };
+		const delivery: (typeof deliveries)[number] = { id: body.deliveryId, type };
+		deliveries.push(delivery);
+		sending.push(
+			(async () => {
+				delivery.result = await deliverWithRetries(viaBalancer(webhook.url), JSON.stringify(body), webhook.secret, SERVICE_SCHEDULE);
+			})(),
+		);
+		await sleep(Math.max(0, start + (i + 1) * FAILING_EVERY_MS - Date.now()));
+	}
+	await Promise.all(sending);
+	return { soak, start, deliveries, workflows: { a, b, c } };
+}
+
+/** Runs of each delivery id, successful and failed, with when each failed run started. */
+async function runsByDelivery(workflowId: string) {
+	const ok = new Map<string, number>();
+	const failed = new Map<string, number[]>();
+	for (const execution of await allExecutions(workflowId)) {
+		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId as string | undefined;
+		if (!id) continue;
+		if (execution.status === 'success') ok.set(id, (ok.get(id) ?? 0) + 1);
+		else failed.set(id, [...(failed.get(id) ?? []), Date.parse(execution.startedAt ?? '')]);
+	}
+	return { ok, failed };
+}
+
+test('a workflow whose runs all fail, as a member and as the one the webhook points at: set aside within the bound, the others lose nothing, at most 8 failed runs per event before the set-aside', async () => {
+	const soaks = await Promise.all(FAILING_SOAKS.map(failingSoak));
+	await sleep(5_000);
+	const figures: Record<string, unknown> = {};
+	for (const { soak, start, deliveries, workflows } of soaks) {
+		const failures = deliveries.flatMap((d) => d.result!.attempts.filter((x) => x.outcome !== 'status' || x.status! >= 300).map((x) => x.at + x.ms));
+		const firstFailure = Math.min(...failures);
+		const lastFailure = Math.max(...failures);
+		const notTaken = deliveries.filter((d) => d.result!.status !== 200).map((d) => d.id);
+		const [runsA, runsB, runsC] = [await runsByDelivery(workflows.a), await runsByDelivery(workflows.b), await runsByDelivery(workflows.c)];
+		const selects = { a: deliveries, b: deliveries.filter((d) => d.type === 'number.disconnected'), c: deliveries.filter((d) => C_SELECTS.has(d.type)) };
+		const lostA = selects.a.filter((d) => !runsA.ok.has(d.id)).map((d) => d.id);
+		const lostB = selects.b.filter((d) => !runsB.ok.has(d.id)).map((d) => d.id);
+		const duplicates = [...runsA.ok, ...runsB.ok].filter(([, n]) => n > 1).map(([id]) => id);
+		const healthyFailed = [...runsA.failed.values(), ...runsB.failed.values()].flat().length;
+		// C's failed runs per event it selects, those that started before the service's last failure.
+		const before = selects.c.map((d) => (runsC.failed.get(d.id) ?? []).filter((at) => at <= lastFailure).length);
+		const all = selects.c.map((d) => (runsC.failed.get(d.id) ?? []).length);
+		const reports = (await allExecutions(workflows.c))
+			.filter((e) => e.status === 'error' && JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed'))
+			.map((e) => Number(/^This workflow missed (\d+) event/.exec(((e.data?.resultData.error as { message?: string } | undefined)?.message ?? ''))?.[1] ?? 0));
+		figures[soak.name] = {
+			events: deliveries.length,
+			attempts: deliveries.reduce((n, d) => n + d.result!.attempts.length, 0),
+			failuresSeen: failures.length,
+			failureWindowSeconds: (lastFailure - firstFailure) / 1000,
+			lastFailureAfterStartSeconds: (lastFailure - start) / 1000,
+			notTaken: notTaken.length,
+			lostA: lostA.length,
+			lostB: lostB.length,
+			duplicates: duplicates.length,
+			healthyFailedRuns: healthyFailed,
+			cEvents: selects.c.length,
+			cRanOk: runsC.ok.size,
+			cFailedRunsPerEventBeforeSetAside: { max: Math.max(...before), mean: Number((before.reduce((n, x) => n + x, 0) / before.length).toFixed(2)) },
+			cFailedRunsPerEventAll: { max: Math.max(...all), mean: Number((all.reduce((n, x) => n + x, 0) / all.length).toFixed(2)), total: all.reduce((n, x) => n + x, 0) },
+			missedReported: reports.reduce((n, x) => n + x, 0),
+			reports: reports.length,
+		};
+		Object.assign(figures[soak.name] as object, { check: { notTaken, lostA, lostB, duplicates, healthyFailed, before } });
+	}
+	report('failing-workflow', Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, { ...(v as object), check: undefined }])));
+
+	for (const { soak } of soaks) {
+		const f = figures[soak.name] as { failureWindowSeconds: number; check: { notTaken: string[]; lostA: string[]; lostB: string[]; duplicates: string[]; healthyFailed: number; before: number[] } };
+		expect({ soak: soak.name, ...f.check, before: Math.max(...f.check.before) <= 8 }).toEqual({
+			soak: soak.name,
+			notTaken: [],
+			lostA: [],
+			lostB: [],
+			duplicates: [],
+			healthyFailed: 0,
+			before: true,
+		});
+		// The bound (2 minutes from the first failure), the runs of the failure that reaches it,
+		// and one retry interval (30 s) of the events answered before it.
+		expect(f.failureWindowSeconds).toBeGreaterThanOrEqual(BOUND_MS / 1000 - 10);
+		expect(f.failureWindowSeconds).toBeLessThanOrEqual(BOUND_MS / 1000 + 40);
+	}
+	// Where the owner sees what it missed: C's own registration check reports it.
+	await eventually(async () => {
+		for (const { workflows } of soaks) {
+			const reported = (await allExecutions(workflows.c)).some((e) => JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed'));
+			if (!reported) return false;
+		}
+		return true;
+	}, 30_000);
 }, 600_000);

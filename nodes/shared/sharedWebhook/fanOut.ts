@@ -1,7 +1,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { holderLedger } from './deliveryLedger';
-import { failedHandoff, isSetAside, missedEvent, setAsideLimits, tookHandoff } from './memberHealth';
+import { carryToStaticData, failedHandoff, isSetAside, missedEvent, setAsideLimits, tookHandoff } from './memberHealth';
 import { sendHandoff } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';
 import type { WebhookState } from './webhookState';
@@ -20,11 +20,22 @@ export interface FanOutResult {
 	retryLater: boolean;
 	/** The holder ran this event at an earlier delivery: do not start it again. */
 	selfAlreadyRan: boolean;
+	/**
+	 * The holder's own runs are set aside: its run of this event was offered by a hand-off to its
+	 * own URL (ownRuns.ts); start none in this request.
+	 */
+	selfOffered: boolean;
+	/** The webhook is shared and the holder's own run decides the service's answer: count its verdict under this path (ownRuns.ts). */
+	countOwnRunAs?: string;
 }
+
+const NOTHING_SHARED: FanOutResult = { retryLater: false, selfAlreadyRan: false, selfOffered: false };
 
 /**
  * `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts), `eventType`
- * what a set-aside member is told it missed (memberHealth.ts).
+ * what a set-aside member is told it missed (memberHealth.ts). `willRunSelf`: the holder starts its
+ * own run in this request and n8n answers at its start; `runsSelfAtEnd`: it would start one that
+ * n8n answers at its end (its verdict decides the service's answer: ownRuns.ts).
  */
 export async function fanOut(
 	context: IWebhookFunctions,
@@ -33,16 +44,22 @@ export async function fanOut(
 	id: string,
 	eventType: string,
 	willRunSelf: boolean,
+	runsSelfAtEnd = false,
 ): Promise<FanOutResult> {
 	const registration = state.webhookUrl ? parseRegistration(state.webhookUrl) : undefined;
 	const key = state.shareKey;
-	if (!registration || !key) return { retryLater: false, selfAlreadyRan: false };
+	if (!registration || !key) return NOTHING_SHARED;
 	const targets = allMembers(registration);
-	if (targets.length === 0 && holderLedger.isEmpty(context, state)) return { retryLater: false, selfAlreadyRan: false };
+	if (targets.length === 0 && holderLedger.isEmpty(context, state)) return NOTHING_SHARED;
+	const ownPath = registration.holderPath;
+	// Verdicts of its own runs that came after their request's save (ownRuns.ts).
+	if (targets.length > 0) carryToStaticData(context, state, ownPath);
 
 	const earlier = holderLedger.find(context, state, id);
 	const alreadyRan = new Set(earlier?.ran ?? []);
-	const toSend = targets.filter((path) => !alreadyRan.has(path));
+	// Its own runs set aside: offered like a set-aside member's, by a hand-off to its own URL.
+	const offerSelf = runsSelfAtEnd && targets.length > 0 && !alreadyRan.has(SELF) && !alreadyRan.has(ownPath) && isSetAside(context, state, ownPath);
+	const toSend = [...targets.filter((path) => !alreadyRan.has(path)), ...(offerSelf ? [ownPath] : [])];
 	// A set-aside member is offered the event once, briefly; its failure is a miss, not a 503.
 	const setAside = new Set(toSend.filter((path) => isSetAside(context, state, path)));
 	const answers = await Promise.all(
@@ -60,6 +77,10 @@ export async function fanOut(
 			// Only an event it wanted shows it can take events again: one it ignores (another
 			// type, a filter) says nothing about the ones that fail.
 			if (!ignoredIt(answer.body)) tookHandoff(context, state, path);
+		} else if (answer.kind === 'unavailable' && path === ownPath) {
+			// Its own run: the request that ran it counts the verdict (ownRuns.ts). One that
+			// outlasted the offer may still succeed: not a miss.
+			if (!answer.timedOut) missedEvent(context, state, path, id, eventType);
 		} else if (answer.kind === 'unavailable') {
 			const health = failedHandoff(context, state, path);
 			if (!health.setAside) {
@@ -80,7 +101,7 @@ export async function fanOut(
 		// 'gone': its workflow is unpublished; it is dropped from the list at the next join.
 	});
 
-	const selfAlreadyRan = alreadyRan.has(SELF);
+	const selfAlreadyRan = alreadyRan.has(SELF) || alreadyRan.has(ownPath);
 	const now = Date.now();
 	if (failed.length > 0) {
 		if (willRunSelf || selfAlreadyRan) alreadyRan.add(SELF);
@@ -88,10 +109,11 @@ export async function fanOut(
 		context.logger.warn(
 			`Messaging Relay Trigger: ${failed.length} member trigger(s) could not take an event now (${failed.join(', ')}); the service is asked to deliver it again.`,
 		);
-		return { retryLater: true, selfAlreadyRan };
+		return { retryLater: true, selfAlreadyRan, selfOffered: offerSelf };
 	}
 	if (earlier) holderLedger.forget(context, state, id);
-	return { retryLater: false, selfAlreadyRan };
+	const countOwnRunAs = runsSelfAtEnd && targets.length > 0 && !offerSelf && !selfAlreadyRan ? ownPath : undefined;
+	return { retryLater: false, selfAlreadyRan, selfOffered: offerSelf, ...(countOwnRunAs ? { countOwnRunAs } : {}) };
 }
 
 /**

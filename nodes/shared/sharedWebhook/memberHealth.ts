@@ -137,3 +137,25 @@ export function forgetMissed(context: ListenerContext, state: WebhookState, path
 	delete kept.missedUncounted;
 	write(context, state, path, kept);
 }
+
+/**
+ * Writes this process's copy of the record into the request's static data when it says something
+ * the stored one does not. For the holder's record of its own runs (ownRuns.ts): their verdicts
+ * arrive after n8n saved the request that started them, so they reach the database with the next
+ * request's save. Only a change that matters after a restart is written (another state, another
+ * start of the failures, a count below the bound, misses): each write is a save of the whole
+ * workflow row, and on SQLite every delivery writing one adds to the write lock's queue.
+ */
+export function carryToStaticData(context: ListenerContext, state: WebhookState, path: string) {
+	const memory = inMemory.get(processKey(context))?.[path];
+	const stored = state.members?.[path];
+	if (!memory || (stored && stored.changedAt >= memory.changedAt)) return;
+	const counted = (record: MemberRecord | undefined) => Math.min(record?.failures ?? 0, setAsideLimits.failures);
+	const differs =
+		!stored ||
+		stored.setAsideAt !== memory.setAsideAt ||
+		stored.since !== memory.since ||
+		counted(stored) !== counted(memory) ||
+		Object.keys(memory.missed ?? {}).some((id) => stored.missed?.[id] === undefined);
+	if (differs) write(context, state, path, memory);
+}

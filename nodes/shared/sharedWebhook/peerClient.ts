@@ -19,8 +19,11 @@ export type PeerAnswer =
 	| { kind: 'gone' }
 	/** Answered, but not as a trigger with this API key (401, a wrong proof, another 4xx). */
 	| { kind: 'stranger'; statusCode: number }
-	/** No usable answer: 5xx, timeout, connection refused. It may be busy. */
-	| { kind: 'unavailable'; statusCode?: number; timedOut?: boolean };
+	/**
+	 * No usable answer: 5xx, timeout, connection refused. It may be busy. `runFailed`: n8n's 500
+	 * "Error in workflow", the member's run happened and ended in an error.
+	 */
+	| { kind: 'unavailable'; statusCode?: number; timedOut?: boolean; runFailed?: boolean };
 
 /**
  * An event forward waits as long as a member may hold it: a member with "Combine Messages
@@ -70,6 +73,7 @@ async function sendOnce(
 	const { statusCode } = response;
 	const parsed = parseJson(typeof response.body === 'string' ? response.body : '');
 	if (statusCode === 404) return { kind: 'gone' };
+	if (statusCode === 500 && ranAndFailed(parsed)) return { kind: 'unavailable', statusCode, runFailed: true };
 	if (statusCode >= 500 || statusCode === 429 || statusCode === 408) return { kind: 'unavailable', statusCode };
 	if (statusCode < 200 || statusCode >= 300) return { kind: 'stranger', statusCode };
 	if (op === 'event') return { kind: 'member', body: parsed };
@@ -79,10 +83,21 @@ async function sendOnce(
 }
 
 /**
+ * n8n's answer for a run that ended in an error, with "When the Workflow Finishes" (lastNode):
+ * webhook-helpers.js:747-758. In queue mode also a job whose worker died (workflow-runner.js:106-231).
+ */
+function ranAndFailed(body: unknown): boolean {
+	return (body as { message?: unknown } | undefined)?.message === 'Error in workflow';
+}
+
+/**
  * One signed hand-off; events are tried up to three times while the member refuses the
- * connection or answers 5xx. A member that let a forward time out is not tried again at once:
- * the service's redelivery (503 from the holder) comes back to it. `once`: a single try with
- * this time-out (an event offered to a set-aside member, memberHealth.ts).
+ * connection or answers 5xx. Not tried again at once (the service's redelivery, after the
+ * holder's 503, comes back to it): a member that let a forward time out, and one whose run
+ * happened and failed (n8n's "Error in workflow": a second try would only run the workflow again
+ * and fail the same way, one more failed execution per try; docs/shared-webhook.md, "A workflow
+ * whose runs keep failing"). `once`: a single try with this time-out (an event offered to a
+ * set-aside member, memberHealth.ts).
  */
 export async function sendHandoff(
 	context: ShareContext,
@@ -96,7 +111,7 @@ export async function sendHandoff(
 	const pauses = op === 'event' && !once ? FORWARD_PAUSES_MS : [];
 	let answer = await sendOnce(context, key, op, url, body, timeoutMs);
 	for (const pause of pauses) {
-		if (answer.kind !== 'unavailable' || answer.timedOut) break;
+		if (answer.kind !== 'unavailable' || answer.timedOut || answer.runFailed) break;
 		await sleep(pause);
 		answer = await sendOnce(context, key, op, url, body, timeoutMs);
 	}

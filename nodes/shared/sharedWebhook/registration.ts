@@ -4,6 +4,7 @@ import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 import { deleteWebhook, readWebhook, registerWebhook } from '../webhookApi';
 import { ping, sendHandoff, type PeerAnswer, type ShareContext } from './peerClient';
 import {
+	allMembers,
 	formatRegistration,
 	lists,
 	mergeMemberships,
@@ -269,7 +270,7 @@ export type RegistrationCheck =
  * publishes the workflow again), anything that is not this n8n's shared webhook of this account
  * key is only reported. trigger() gets no webhook URL from n8n: the URL is the one the lifecycle
  * stored at publish time. `whenMember` is told the holder's URL when this trigger is a listed
- * member (missedReport.ts asks the holder there).
+ * member, or the holder of a shared webhook (missedReport.ts asks the holder there).
  */
 export async function checkRegistration(this: ITriggerFunctions, whenMember?: (holderUrl: string) => void): Promise<RegistrationCheck> {
 	const { shareKey, ownUrl } = webhookState(this);
@@ -284,7 +285,10 @@ export async function checkRegistration(this: ITriggerFunctions, whenMember?: (h
 	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
 	if (registration?.shared && registration.origin === own.origin) {
 		const listed = (!registration.holderTest && registration.holderPath === own.pathname) || registration.members.includes(own.pathname);
-		if (listed && registration.holderPath !== own.pathname) whenMember?.(registration.holderUrl);
+		// The holder asks too (its own URL) when it shares: its own runs can be set aside like a
+		// member's (ownRuns.ts); a lone holder has no record to ask.
+		const asks = registration.holderPath !== own.pathname || allMembers(registration).length > 0;
+		if (listed && asks) whenMember?.(registration.holderUrl);
 		// An inactive webhook gets no deliveries (a service may deactivate one after failures):
 		// registering it again is the one thing a PUT is documented to do (spec, PUT /v1/webhook).
 		if (listed) return current.active === false ? { kind: 'inactive' } : { kind: 'intact' };

@@ -2,6 +2,8 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { memberLedger } from './deliveryLedger';
 import { fanOut } from './fanOut';
+import { watchOwnRun } from './ownRuns';
+import { parseRegistration } from './registeredUrl';
 import type { WebhookState } from './webhookState';
 
 /**
@@ -13,7 +15,10 @@ import type { WebhookState } from './webhookState';
 export type SharedOutcome =
 	/** Nothing stands in the way of this trigger's own execution. */
 	| { kind: 'go on' }
-	/** This trigger already ran the event: answer 200 with `reason`, start nothing. */
+	/**
+	 * This trigger already ran the event, or (the holder's own runs set aside) its run was offered
+	 * by a hand-off to itself: answer 200 with `reason`, start nothing here.
+	 */
 	| { kind: 'ran before'; reason: string }
 	/** A member could not take it: answer 503 so the service delivers it again; `runSelf`: run it here now. */
 	| { kind: 'retry later'; runSelf: boolean }
@@ -47,14 +52,25 @@ export async function shareDelivery(
 		// at its start, it means it started, as n8n's answer does.
 		if (answersAtStart) memberLedger.record(context, state, delivery.id, { at: Date.now() });
 		else memberLedger.recordUntilAnswered(context, state, delivery.id, context.getResponseObject());
+		// The holder offering its own run while set aside (fanOut.ts): this run's verdict can take
+		// it back (ownRuns.ts).
+		const ownPath = ownPathIfHolder(state);
+		if (ownPath && !answersAtStart) watchOwnRun(context, state, ownPath);
 		return GO_ON;
 	}
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
 	if (!state.webhookUrl) return GO_ON;
 	const runsSelfNow = runsNow && answersAtStart;
-	const shared = await fanOut(context, state, delivery.text, delivery.id, delivery.type, runsSelfNow);
+	const shared = await fanOut(context, state, delivery.text, delivery.id, delivery.type, runsSelfNow, runsNow && !answersAtStart);
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
 	if (shared.retryLater) return { kind: 'retry later', runSelf: runsSelfNow && !shared.selfAlreadyRan };
 	if (shared.selfAlreadyRan) return { kind: 'ran before', reason: 'already ran at an earlier delivery' };
+	if (shared.selfOffered) return { kind: 'ran before', reason: 'its executions kept failing: set aside, the event was offered to it separately' };
+	if (shared.countOwnRunAs) watchOwnRun(context, state, shared.countOwnRunAs);
 	return GO_ON;
+}
+
+/** The holder's own path, from the registration it keeps (only the holder keeps one). */
+function ownPathIfHolder(state: WebhookState): string | undefined {
+	return state.webhookUrl ? parseRegistration(state.webhookUrl)?.holderPath : undefined;
 }

@@ -40,6 +40,8 @@ export interface Execution {
 	mode: 'production' | 'test';
 	events: IDataObject[];
 	invalid: IDataObject[];
+	/** The run ended in an error (runsFail). */
+	failed?: boolean;
 }
 
 type Lifecycle = 'checkExists' | 'create' | 'delete';
@@ -61,6 +63,14 @@ export class SharedWorkflow {
 	 * `onlyTypes`, only requests whose event has one of these types (the others are served).
 	 */
 	failNext: { status: number; times: number; onlyTypes?: string[] } = { status: 500, times: 0 };
+
+	/**
+	 * The next N executions this workflow starts end in an error (a node after the trigger that
+	 * fails, as one with a revoked credential does). Answering at the run's end (version 3, "When
+	 * the Workflow Finishes"), n8n then answers 500 {"message":"Error in workflow"}
+	 * (webhook-helpers.js:747-758); answering at its start, the answer was already sent.
+	 */
+	runsFail = 0;
 
 	private testStaticData: IDataObject = {};
 
@@ -95,6 +105,15 @@ export class SharedWorkflow {
 
 	get stored(): IDataObject {
 		return ((JSON.parse(this.db) as IDataObject)[`node:${this.node.name}`] ?? {}) as IDataObject;
+	}
+
+	/** Version 3 with "When the Workflow Finishes" (the default there): n8n answers at the run's end. */
+	get answersAtRunEnd(): boolean {
+		return this.node.typeVersion >= 3 && this.node.parameters.acknowledge !== 'whenStarted';
+	}
+
+	get failedRuns(): number {
+		return this.executions.filter((e) => e.mode === 'production' && e.failed).length;
 	}
 
 	get productionEvents(): IDataObject[] {
@@ -247,11 +266,15 @@ export class SharedWorkflow {
 		this.save(workflow, test);
 		if (result.workflowData) {
 			const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];
+			const failed = this.runsFail > 0;
+			if (failed) this.runsFail--;
 			this.executions.push({
 				mode: test ? 'test' : 'production',
 				events: events.map((i) => i.json),
 				invalid: invalid.map((i) => i.json),
+				...(failed ? { failed } : {}),
 			});
+			if (failed && this.answersAtRunEnd && !response.headersSent) response.status(500).json({ message: 'Error in workflow' });
 			// n8n ends a test listener once a request started an execution.
 			if (test) this.n8n.track(this.stopTest());
 		}
