@@ -28,12 +28,11 @@ import type {
 } from 'n8n-workflow';
 import { sleep, Workflow } from 'n8n-workflow';
 
-import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type ExpressLikeResponse, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
+import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials, triggerAt } from './n8nRuntime';
 
 export interface Execution {
 	mode: 'production' | 'test';
@@ -42,7 +41,6 @@ export interface Execution {
 }
 
 type Lifecycle = 'checkExists' | 'create' | 'delete';
-const trigger = new MessagingRelayTrigger();
 let nextId = 1;
 
 export class SharedWorkflow {
@@ -64,6 +62,11 @@ export class SharedWorkflow {
 	private testStaticData: IDataObject = {};
 
 	readonly node: INode;
+
+	/** The trigger's node type at this node's version. */
+	get trigger() {
+		return triggerAt(this.node.typeVersion);
+	}
 
 	constructor(
 		private readonly n8n: SharedN8n,
@@ -128,7 +131,7 @@ export class SharedWorkflow {
 			httpMethod: 'POST',
 			node: this.node.name,
 			path: `${this.node.webhookId}/webhook`,
-			webhookDescription: trigger.description.webhooks![0],
+			webhookDescription: this.trigger.description.webhooks![0],
 			workflowId: workflow.id,
 			workflowExecuteAdditionalData: this.additionalData(),
 			webhookId: this.node.webhookId,
@@ -147,7 +150,7 @@ export class SharedWorkflow {
 			this.webhookData(workflow, test),
 		);
 		try {
-			return await trigger.webhookMethods.default[method].call(context);
+			return await this.trigger.webhookMethods.default[method].call(context);
 		} finally {
 			this.save(workflow, test);
 		}
@@ -244,7 +247,7 @@ export class SharedWorkflow {
 			[],
 			null,
 		);
-		const result = await trigger.webhook.call(context as unknown as IWebhookFunctions);
+		const result = await this.trigger.webhook.call(context as unknown as IWebhookFunctions);
 		this.save(workflow, test);
 		if (result.workflowData) {
 			const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];
