@@ -20,19 +20,16 @@ import type { IWebhookFunctions, INodeProperties } from 'n8n-workflow';
  * - "When the Workflow Starts" (`whenStarted`, versions 1 and 2): n8n answers once the execution has
  *   started (`onReceived`): a faster answer, but an event whose run dies with n8n is lost.
  *
- * n8n evaluates `responseMode` and `responseData` per request from the node's parameters
- * (webhook-helpers.js:840-846), so one node type serves both. A parameter hidden by its version is
- * not among the node's parameters: versions 1 and 2 evaluate to today's `onReceived`.
+ * How n8n learns the mode (docs/performance.md, "What n8n evaluates per delivery"): it reads the
+ * webhook description's `responseMode` / `responseData` for every request
+ * (n8n 2.41.1 n8n/dist/webhooks/webhook-helpers.js:423, 839-845; n8n 1.123.81 webhook-helpers.js:266,
+ * 510-514). A plain string is returned as it is (n8n-workflow workflow-expression.js:19-21,
+ * expressions/expression-helpers.js:8-12); a string starting with "=" is an expression, which needs an
+ * expression isolate: with lazy acquire (n8n 2.41.1) the only one a delivery would build. So each
+ * version has its own fixed description (MessagingRelayTrigger.node.ts): versions 1 and 2 plain
+ * `onReceived`, version 3 a template with a native resolver (below).
  */
 export const ACKNOWLEDGE = { whenFinished: 'whenFinished', whenStarted: 'whenStarted' } as const;
-
-export const RESPONSE_MODE = `={{ $parameter["acknowledge"] === "${ACKNOWLEDGE.whenFinished}" ? "lastNode" : "onReceived" }}`;
-/**
- * `noData`: an empty 200 at the run's end (webhook-last-node-response-extractor.js:19-24), never the
- * last node's output (it may hold a reply text or a contact's data). `""` for `onReceived`: n8n
- * answers with webhook()'s `webhookResponse`, {"received":true}.
- */
-export const RESPONSE_DATA = `={{ $parameter["acknowledge"] === "${ACKNOWLEDGE.whenFinished}" ? "noData" : "" }}`;
 
 export const acknowledgeProperty: INodeProperties = {
 	displayName: 'Acknowledge Events',

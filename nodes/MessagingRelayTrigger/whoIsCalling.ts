@@ -10,7 +10,7 @@ import { rawBodyText } from '../shared/readDelivery';
 import { secretMatches } from './verifySecret';
 
 /**
- * Step 1 of a delivery (MessagingRelayTrigger.node.ts): who is calling. Either the service, proven
+ * Step 1 of a delivery (triggerVersion.ts, webhook()): who is calling. Either the service, proven
  * by its `x-service-secret`, or another trigger of the account, proven by a signed hand-off
  * (docs/shared-webhook.md). Nothing of the body is parsed before this is settled; a hand-off's
  * signature covers the body's bytes, which are read here and handed on.

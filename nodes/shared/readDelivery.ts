@@ -15,9 +15,9 @@ export type Delivery =
 export type ReadableDelivery = Exclude<Delivery, { kind: 'refused' }>;
 
 /**
- * Step 2 of a delivery (MessagingRelayTrigger.node.ts): what arrived. The body's text (byte for
- * byte, what a hand-off forwards) and its delivery id (what the shared webhook's records file it
- * under, deliveryLedger.ts) are computed here once and handed down.
+ * Step 2 of a delivery (MessagingRelayTrigger/triggerVersion.ts, webhook()): what arrived. The
+ * body's text (byte for byte, what a hand-off forwards) and its delivery id (what the shared
+ * webhook's records file it under, deliveryLedger.ts) are computed here once and handed down.
  */
 export interface Arrival {
 	kind: 'arrived';

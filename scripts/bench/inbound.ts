@@ -1,32 +1,45 @@
 /**
- * Section 1, inbound through the real n8n: our trigger (versions 1 and 2) against what a user
- * builds from n8n's own nodes (peerWorkflows.ts), and the auto-reply pair (trigger → Reply
- * against Webhook (Header Auth) → IF event type → HTTP Request). Every variant is published side
- * by side in each setting's n8n and loaded in alternating rounds; each trigger has an account of
- * its own, so none shares a webhook with another here.
+ * Section 1, inbound through the real n8n: our trigger at the version new triggers get (3, answering
+ * when the run finishes) and at the versions saved workflows still run (1, 2, and 3 set to "When the
+ * Workflow Starts") against what a user builds from n8n's own nodes (peerWorkflows.ts): the Webhook
+ * node with Header Auth answering at the same moment (when the last node finishes, or when it
+ * receives the request), alone and followed by an IF on the event type; and the auto-reply pair
+ * (trigger → Reply against Webhook (Header Auth) → IF event type → HTTP Request, both answering when
+ * the run finishes). Every variant is published side by side in each setting's n8n and loaded in
+ * alternating rounds; each trigger has an account of its own, so none shares a webhook here.
  */
+import type { IDataObject } from 'n8n-workflow';
+
+import { anyRunning } from '../../test/support/executions';
 import { say } from '../../test/support/stack/runtime';
+import { waitUntil } from '../../test/support/waitUntil';
 import { createWorkflow, headerAuthCredential, productionUrl, triggerWorkflowData } from '../../test/support/workflows';
 import { INBOUND_CONCURRENCY, medians, postAndAwaitReplies, postDeliveries, REPLY_TEXT, type LoadResult } from './measure';
-import { headerAuthWebhook, headerAuthWebhookWithTypeIf, secretIfWebhook } from './peerWorkflows';
+import { headerAuthWebhook, headerAuthWebhookWithTypeIf } from './peerWorkflows';
 import { fromEnv } from './settings';
 import { benchWebhookId, type BenchStack } from './stacks';
 import { pair, ratio, type Row } from './table';
 
-type Variant = 'v1' | 'v2' | 'headerAuth' | 'headerAuthIf' | 'secretIf' | 'ourReply' | 'peerReply';
+/** The version new trigger nodes get (MessagingRelayTrigger.node.ts `defaultVersion`). */
+export const DEFAULT_VERSION = 3;
+
+type Variant = 'v1' | 'v2' | 'v3' | 'v3started' | 'received' | 'receivedIf' | 'last' | 'lastIf' | 'ourReply' | 'peerReply';
 type Runner = (count: number) => Promise<LoadResult>;
 
 /** Publishes every variant in one n8n; how to load each. */
 async function prepare(bench: BenchStack): Promise<Record<Variant, Runner>> {
 	const { client, n8nUrl, simUrl } = bench.stack;
-	const trigger = async (name: string, apiKey: string, n: number, typeVersion: number, reply?: string) => {
+	const trigger = async (name: string, apiKey: string, n: number, typeVersion: number, parameters: IDataObject = {}, reply?: string) => {
 		const credential = await bench.credential(name, apiKey);
-		const id = await createWorkflow(client, triggerWorkflowData({ name: `bench: ${name}`, credential, webhookId: benchWebhookId(n), events: ['message.received'], typeVersion, reply }));
-		await client.publish(id);
+		const data = triggerWorkflowData({ name: `bench: ${name}`, credential, webhookId: benchWebhookId(n), events: ['message.received'], typeVersion, reply });
+		Object.assign((data.nodes[0] as { parameters: IDataObject }).parameters, parameters);
+		await client.publish(await createWorkflow(client, data));
 	};
 	await trigger('bench account', 'sim-key-bench', 1, 1);
 	await trigger('bench v2 account', 'sim-key-bench-v2', 3, 2);
-	await trigger('bench reply account', 'sim-key-bench-reply', 4, 2, REPLY_TEXT);
+	await trigger('bench v3 account', 'sim-key-bench-v3', 2, DEFAULT_VERSION);
+	await trigger('bench v3 started account', 'sim-key-bench-v3-started', 9, DEFAULT_VERSION, { acknowledge: 'whenStarted' });
+	await trigger('bench reply account', 'sim-key-bench-reply', 4, DEFAULT_VERSION, {}, REPLY_TEXT);
 
 	// The baselines check the secret the service issued to our registration of the same account.
 	const webhooks = await bench.simulator.webhooks();
@@ -35,10 +48,11 @@ async function prepare(bench: BenchStack): Promise<Record<Variant, Runner>> {
 	const benchAuth = await headerAuth('bench Header Auth', 'acct_bench');
 	const replyAuth = await headerAuth('bench reply Header Auth', 'acct_bench_reply');
 	for (const workflow of [
-		secretIfWebhook(benchWebhookId(2), 'bench-peer', secret('acct_bench')),
-		headerAuthWebhook(benchWebhookId(7), 'bench-header-auth', benchAuth),
-		headerAuthWebhookWithTypeIf(benchWebhookId(8), 'bench-header-auth-if', benchAuth),
-		headerAuthWebhookWithTypeIf(benchWebhookId(5), 'bench-peer-reply', replyAuth, { simUrl: simUrl as string, apiKey: 'sim-key-bench-reply' }),
+		headerAuthWebhook(benchWebhookId(7), 'bench-header-auth', benchAuth, 'onReceived'),
+		headerAuthWebhookWithTypeIf(benchWebhookId(8), 'bench-header-auth-if', benchAuth, 'onReceived'),
+		headerAuthWebhook(benchWebhookId(10), 'bench-header-auth-last', benchAuth, 'lastNode'),
+		headerAuthWebhookWithTypeIf(benchWebhookId(11), 'bench-header-auth-if-last', benchAuth, 'lastNode'),
+		headerAuthWebhookWithTypeIf(benchWebhookId(5), 'bench-peer-reply', replyAuth, 'lastNode', { simUrl: simUrl as string, apiKey: 'sim-key-bench-reply' }),
 	]) {
 		await client.publish(await createWorkflow(client, workflow));
 	}
@@ -48,9 +62,12 @@ async function prepare(bench: BenchStack): Promise<Record<Variant, Runner>> {
 	return {
 		v1: load(productionUrl(n8nUrl, benchWebhookId(1)), 'acct_bench'),
 		v2: load(productionUrl(n8nUrl, benchWebhookId(3)), 'acct_bench_v2'),
-		headerAuth: load(`${n8nUrl}/webhook/bench-header-auth`, 'acct_bench'),
-		headerAuthIf: load(`${n8nUrl}/webhook/bench-header-auth-if`, 'acct_bench'),
-		secretIf: load(`${n8nUrl}/webhook/bench-peer`, 'acct_bench'),
+		v3: load(productionUrl(n8nUrl, benchWebhookId(2)), 'acct_bench_v3'),
+		v3started: load(productionUrl(n8nUrl, benchWebhookId(9)), 'acct_bench_v3_started'),
+		received: load(`${n8nUrl}/webhook/bench-header-auth`, 'acct_bench'),
+		receivedIf: load(`${n8nUrl}/webhook/bench-header-auth-if`, 'acct_bench'),
+		last: load(`${n8nUrl}/webhook/bench-header-auth-last`, 'acct_bench'),
+		lastIf: load(`${n8nUrl}/webhook/bench-header-auth-if-last`, 'acct_bench'),
 		ourReply: replies(productionUrl(n8nUrl, benchWebhookId(4))),
 		peerReply: replies(`${n8nUrl}/webhook/bench-peer-reply`),
 	};
@@ -73,17 +90,23 @@ function rows(stacks: BenchStack[], results: Map<BenchStack, Record<Variant, Loa
 		Math.round(m[theirs].perSecond * 10) / 10,
 		ratio(m[ours].perSecond, m[theirs].perSecond),
 	];
+	const v = DEFAULT_VERSION;
+	const atEnd = 'Webhook + Header Auth answering when the last node finishes';
+	const atReceipt = 'Webhook + Header Auth answering when it receives';
 	return [
-		line('deliveries/s, trigger v2 vs Webhook + Header Auth (every event)', rate('v2', 'headerAuth')),
-		line('deliveries/s, trigger v2 vs Webhook + Header Auth → IF on the event type (event selection)', rate('v2', 'headerAuthIf')),
-		line('latency p50 / p99, ms, trigger v2 vs Webhook + Header Auth → IF on the event type', (m) => [
-			pair(m.v2.p50, m.v2.p99),
-			pair(m.headerAuthIf.p50, m.headerAuthIf.p99),
-			`${ratio(m.v2.p50, m.headerAuthIf.p50)} / ${ratio(m.v2.p99, m.headerAuthIf.p99)}`,
+		line(`deliveries/s, trigger v${v} (the default; answers when the run finishes) vs ${atEnd} (every event)`, rate('v3', 'last')),
+		line(`deliveries/s, trigger v${v} (the default) vs ${atEnd} → IF on the event type (event selection)`, rate('v3', 'lastIf')),
+		line(`latency p50 / p99, ms, trigger v${v} (the default) vs ${atEnd} → IF on the event type`, (m) => [
+			pair(m.v3.p50, m.v3.p99),
+			pair(m.lastIf.p50, m.lastIf.p99),
+			`${ratio(m.v3.p50, m.lastIf.p50)} / ${ratio(m.v3.p99, m.lastIf.p99)}`,
 		]),
-		line('deliveries/s, trigger v1 vs Webhook + Header Auth → IF on the event type', rate('v1', 'headerAuthIf')),
-		line('deliveries/s, trigger v2 vs Webhook → IF comparing x-service-secret in an expression (the earlier baseline)', rate('v2', 'secretIf')),
-		line('auto-reply, replies/s, trigger v2 → Reply vs Webhook + Header Auth → IF on the event type → HTTP Request', rate('ourReply', 'peerReply')),
+		line(`deliveries/s, trigger v${v} set to "When the Workflow Starts" vs ${atReceipt} (every event)`, rate('v3started', 'received')),
+		line(`deliveries/s, trigger v${v} set to "When the Workflow Starts" vs ${atReceipt} → IF on the event type`, rate('v3started', 'receivedIf')),
+		line(`deliveries/s, trigger v2 (saved workflows) vs ${atReceipt} (every event)`, rate('v2', 'received')),
+		line(`deliveries/s, trigger v2 (saved workflows) vs ${atReceipt} → IF on the event type`, rate('v2', 'receivedIf')),
+		line(`deliveries/s, trigger v1 (saved workflows) vs ${atReceipt} → IF on the event type`, rate('v1', 'receivedIf')),
+		line(`auto-reply, replies/s, trigger v${v} → Reply vs Webhook + Header Auth (answering when the last node finishes) → IF on the event type → HTTP Request`, rate('ourReply', 'peerReply')),
 	];
 }
 
@@ -101,8 +124,12 @@ export async function measureInbound(stacks: BenchStack[]): Promise<Row[]> {
 	}
 	for (let round = 0; round < rounds; round++) {
 		for (const [bench, variants] of runners) {
-			for (const [name, run] of Object.entries(variants) as Array<[Variant, Runner]>) {
+			// The order turns every round, so that drift of the machine hits the variants alike.
+			const order = Object.entries(variants) as Array<[Variant, Runner]>;
+			for (const [name, run] of round % 2 ? order.reverse() : order) {
 				(results.get(bench) as Record<Variant, LoadResult[]>)[name].push(await run(Math.round(total / rounds)));
+				// Runs answered when they started still run: each variant's end before the next begins.
+				await waitUntil('the runs to end', async () => !(await anyRunning(bench.stack.client)), { timeoutMs: 120_000, intervalMs: 100 });
 			}
 		}
 	}

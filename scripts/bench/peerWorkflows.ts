@@ -1,18 +1,21 @@
 /**
- * What a user without this package builds from n8n's own nodes, the baselines of section 1:
- *   - the careful build: the Webhook node with its own Header Auth credential, which checks
- *     `x-service-secret` natively (no expression: n8n-nodes-base Webhook/utils.js:276-292),
- *     alone (every event) or followed by an IF on the event type (event selection), and for the
- *     auto-reply an HTTP Request to POST /v1/messages after that IF;
- *   - the legacy baseline, measured before the careful one existed here: the Webhook node
- *     without authentication and an IF that compares the header with the secret in an expression.
+ * What a user without this package builds from n8n's own nodes, the baselines of section 1: the
+ * Webhook node with its own Header Auth credential, which checks `x-service-secret` natively (no
+ * expression: n8n-nodes-base Webhook/utils.js:276-292), answering when it receives the request
+ * (its default, "Immediately") or when the last node finishes (with no response body, as the
+ * trigger's version 3); alone (every event) or followed by an IF on the event type (event
+ * selection), and for the auto-reply an HTTP Request to POST /v1/messages after that IF.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import type { CredentialRef, WorkflowData } from '../../test/support/workflows';
 import { REPLY_TEXT } from './measure';
 
-function webhookNode(webhookId: string, path: string, headerAuth?: CredentialRef): IDataObject {
+/** When the Webhook node answers: "Immediately" (its default) or "When Last Node Finishes", with no body. */
+export type PeerAnswer = 'onReceived' | 'lastNode';
+
+function webhookNode(webhookId: string, path: string, headerAuth: CredentialRef, answer: PeerAnswer): IDataObject {
+	const responseMode = answer === 'lastNode' ? { responseMode: 'lastNode', responseData: 'noData' } : {};
 	return {
 		id: 'w',
 		name: 'Webhook',
@@ -20,8 +23,8 @@ function webhookNode(webhookId: string, path: string, headerAuth?: CredentialRef
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId,
-		parameters: { httpMethod: 'POST', path, ...(headerAuth ? { authentication: 'headerAuth' } : {}), options: {} },
-		...(headerAuth ? { credentials: { httpHeaderAuth: headerAuth } } : {}),
+		parameters: { httpMethod: 'POST', path, authentication: 'headerAuth', ...responseMode, options: {} },
+		credentials: { httpHeaderAuth: headerAuth },
 	};
 }
 
@@ -68,8 +71,8 @@ function httpReplyNode(account: { simUrl: string; apiKey: string }): IDataObject
 const then = (from: string, to: string) => ({ [from]: { main: [[{ node: to, type: 'main', index: 0 }]] } });
 
 /** Webhook with Header Auth, nothing after it: every event starts a run. */
-export function headerAuthWebhook(webhookId: string, path: string, headerAuth: CredentialRef): WorkflowData {
-	return { name: 'bench: Webhook (Header Auth)', nodes: [webhookNode(webhookId, path, headerAuth)], connections: {} };
+export function headerAuthWebhook(webhookId: string, path: string, headerAuth: CredentialRef, answer: PeerAnswer): WorkflowData {
+	return { name: `bench: Webhook (Header Auth, ${answer})`, nodes: [webhookNode(webhookId, path, headerAuth, answer)], connections: {} };
 }
 
 /** Webhook with Header Auth → IF the event is a message.received (→ HTTP Request reply). */
@@ -77,22 +80,14 @@ export function headerAuthWebhookWithTypeIf(
 	webhookId: string,
 	path: string,
 	headerAuth: CredentialRef,
+	answer: PeerAnswer,
 	replyWith?: { simUrl: string; apiKey: string },
 ): WorkflowData {
-	const nodes = [webhookNode(webhookId, path, headerAuth), ifNode('Is a message', '={{ $json.body.type }}', 'message.received')];
+	const nodes = [webhookNode(webhookId, path, headerAuth, answer), ifNode('Is a message', '={{ $json.body.type }}', 'message.received')];
 	let connections: IDataObject = then('Webhook', 'Is a message');
 	if (replyWith) {
 		nodes.push(httpReplyNode(replyWith));
 		connections = { ...connections, ...then('Is a message', 'Reply') };
 	}
-	return { name: `bench: Webhook (Header Auth) → IF event type${replyWith ? ' → HTTP Request' : ''}`, nodes, connections };
-}
-
-/** The legacy baseline: Webhook without authentication → IF on x-service-secret in an expression. */
-export function secretIfWebhook(webhookId: string, path: string, secret: string): WorkflowData {
-	return {
-		name: 'bench: Webhook → IF on x-service-secret (legacy baseline)',
-		nodes: [webhookNode(webhookId, path), ifNode('Secret matches', '={{ $json.headers["x-service-secret"] }}', secret)],
-		connections: then('Webhook', 'Secret matches'),
-	};
+	return { name: `bench: Webhook (Header Auth, ${answer}) → IF event type${replyWith ? ' → HTTP Request' : ''}`, nodes, connections };
 }

@@ -8,8 +8,8 @@ import { startStack, type Stack } from '../../test/support/stack/single';
 import { relayCredential, type CredentialRef } from '../../test/support/workflows';
 import { fromEnv, type Setting } from './settings';
 
-/** The webhook id of bench workflow n (1-9): section 1 uses 1-5, 7, 8; section 5 uses 6. */
-export const benchWebhookId = (n: number) => `b3e0c1d2-0000-4000-8000-00000000000${n}`;
+/** The webhook id of bench workflow n: section 1 uses 1-5 and 7-11; section 5 uses 6. */
+export const benchWebhookId = (n: number) => `b3e0c1d2-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 export interface BenchStack {
 	setting: Setting;

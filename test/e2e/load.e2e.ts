@@ -11,8 +11,13 @@ async function typesFile(name: string) {
 
 describe('the package loads in the real n8n', () => {
 	test('the three node types and the credential type are known under the package name', async () => {
-		const nodes = (await typesFile('nodes.json')) as Array<{ name: string }>;
-		const ours = nodes.map((n) => n.name).filter((name) => name.startsWith('n8n-nodes-messaging-relay.'));
+		const nodes = (await typesFile('nodes.json')) as Array<{ name: string; version: number | number[]; defaultVersion?: number }>;
+		// The trigger is a versioned node type: n8n lists a description per version set
+		// (n8n-core nodes-loader/directory-loader.js:179-182, 239-250).
+		const trigger = nodes.filter((n) => n.name === 'n8n-nodes-messaging-relay.messagingRelayTrigger');
+		expect(trigger).toHaveLength(2);
+		expect(trigger.map((n) => [n.version, n.defaultVersion])).toEqual(expect.arrayContaining([[3, 3], [[1, 2], 3]]));
+		const ours = [...new Set(nodes.map((n) => n.name).filter((name) => name.startsWith('n8n-nodes-messaging-relay.')))];
 		// n8n adds the Tool variant itself because the action node is usableAsTool, and the
 		// human-in-the-loop tool variant because it has a `sendAndWait` operation and a webhook
 		// (n8n/dist/tool-generation/hitl-tools.js:8-28): the AI Agent's "Human in the Loop" tools.

@@ -107,7 +107,12 @@ describe('n8n loads the built package', () => {
 
 	test('the node types and the credential type load under the package name', () => {
 		expect(loader.packageName).toBe('n8n-nodes-messaging-relay');
-		expect(loader.types.nodes.map((n) => n.name).sort()).toEqual(['messagingRelay', 'messagingRelayTrigger', 'messagingRelayWatch']);
+		expect([...new Set(loader.types.nodes.map((n) => n.name))].sort()).toEqual(['messagingRelay', 'messagingRelayTrigger', 'messagingRelayWatch']);
+		// The trigger is a versioned node type: n8n lists a description per version set
+		// (n8n-core nodes-loader/directory-loader.js:179-182, 239-250), new nodes at version 3.
+		const trigger = loader.types.nodes.filter((n) => n.name === 'messagingRelayTrigger');
+		expect(trigger.map((n) => n.version)).toEqual([3, [1, 2]]);
+		expect(trigger.map((n) => n.defaultVersion)).toEqual([3, 3]);
 		expect(loader.types.credentials.map((c) => c.name)).toEqual(['messagingRelayApi']);
 	});
 
@@ -134,8 +139,9 @@ describe('n8n loads the built package', () => {
 	});
 
 	test('themed icons of the three nodes and the credential resolve to SVG files inside dist', () => {
+		// One per node description (the trigger has two: versions 1-2 and 3) and the credential's.
 		const icons = [...loader.types.nodes.map((n) => n.iconUrl), loader.types.credentials[0].iconUrl];
-		expect(icons).toHaveLength(4);
+		expect(icons).toHaveLength(5);
 		const files: string[] = [];
 		for (const icon of icons) {
 			expect(icon).toEqual({ light: expect.stringMatching(/\.svg$/), dark: expect.stringMatching(/\.dark\.svg$/) });

@@ -22,17 +22,23 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	WorkflowExecuteMode,
 } from 'n8n-workflow';
-import { createRunExecutionData, ICredentialsHelper, Workflow } from 'n8n-workflow';
+import { createRunExecutionData, ICredentialsHelper, NodeHelpers, Workflow } from 'n8n-workflow';
 
 import { MessagingRelayApi } from '../../../credentials/MessagingRelayApi.credentials';
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
 import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
+import type { MessagingRelayTriggerVersion } from '../../../nodes/MessagingRelayTrigger/triggerVersion';
 import { NODE_TYPES } from '../workflows';
 
 export const ACTION_TYPE = NODE_TYPES.action;
 export const TRIGGER_TYPE = NODE_TYPES.trigger;
 
 export const credentialType = new MessagingRelayApi();
+
+const triggerTypes = new MessagingRelayTrigger();
+
+/** The trigger's node type at a version, the one n8n runs for a node of that typeVersion. */
+export const triggerAt = (version: number) => triggerTypes.getNodeType(version) as MessagingRelayTriggerVersion;
 
 /** Credentials held in memory; `authenticate` is the credential type's own function. */
 export class InMemoryCredentialsHelper extends ICredentialsHelper {
@@ -87,12 +93,12 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 }
 
 export class PackageNodeTypes implements INodeTypes {
-	private readonly types: Record<string, INodeType>;
+	private readonly types: Record<string, INodeType | IVersionedNodeType>;
 
 	constructor(extra: Record<string, INodeType> = {}) {
 		this.types = {
 			[ACTION_TYPE]: new MessagingRelay(),
-			[TRIGGER_TYPE]: new MessagingRelayTrigger(),
+			[TRIGGER_TYPE]: triggerTypes,
 			...extra,
 		};
 	}
@@ -101,10 +107,10 @@ export class PackageNodeTypes implements INodeTypes {
 		return this.getByNameAndVersion(name);
 	}
 
-	getByNameAndVersion(name: string): INodeType {
+	getByNameAndVersion(name: string, version?: number): INodeType {
 		const type = this.types[name];
 		if (!type) throw new Error(`Unknown node type ${name}`);
-		return type;
+		return NodeHelpers.getVersionedNodeType(type, version);
 	}
 
 	getKnownTypes() {

@@ -28,13 +28,12 @@ import type {
 } from 'n8n-workflow';
 import { sleep, Workflow } from 'n8n-workflow';
 
-import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type ExpressLikeResponse, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
 import type { ContextKind } from './n8n1';
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
+import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials, triggerAt } from './n8nRuntime';
 
 export interface Execution {
 	mode: 'production' | 'test';
@@ -45,7 +44,6 @@ export interface Execution {
 }
 
 type Lifecycle = 'checkExists' | 'create' | 'delete';
-const trigger = new MessagingRelayTrigger();
 let nextId = 1;
 
 export class SharedWorkflow {
@@ -75,6 +73,11 @@ export class SharedWorkflow {
 	private testStaticData: IDataObject = {};
 
 	readonly node: INode;
+
+	/** The trigger's node type at this node's version. */
+	get trigger() {
+		return triggerAt(this.node.typeVersion);
+	}
 
 	constructor(
 		private readonly n8n: SharedN8n,
@@ -148,7 +151,7 @@ export class SharedWorkflow {
 			httpMethod: 'POST',
 			node: this.node.name,
 			path: `${this.node.webhookId}/webhook`,
-			webhookDescription: trigger.description.webhooks![0],
+			webhookDescription: this.trigger.description.webhooks![0],
 			workflowId: workflow.id,
 			workflowExecuteAdditionalData: this.additionalData(),
 			webhookId: this.node.webhookId,
@@ -167,7 +170,7 @@ export class SharedWorkflow {
 			this.webhookData(workflow, test),
 		);
 		try {
-			return await trigger.webhookMethods.default[method].call(context);
+			return await this.trigger.webhookMethods.default[method].call(context);
 		} finally {
 			this.save(workflow, test);
 		}
@@ -262,7 +265,7 @@ export class SharedWorkflow {
 			new WebhookContext(workflow, this.node, additionalData, test ? 'manual' : 'webhook', this.webhookData(workflow, test), [], null),
 			'webhook',
 		);
-		const result = await trigger.webhook.call(context as unknown as IWebhookFunctions);
+		const result = await this.trigger.webhook.call(context as unknown as IWebhookFunctions);
 		this.save(workflow, test);
 		if (result.workflowData) {
 			const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];

@@ -17,10 +17,9 @@ import type {
 } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { MessagingRelayTrigger } from '../../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type WebhookReceiver } from '../../fixtures/webhook-receiver';
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials } from './n8nRuntime';
+import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials, triggerAt } from './n8nRuntime';
 
 export const WEBHOOK_ID = '6f1c2a9e-4d51-4b7a-9a33-0c2d5e7f8a10';
 
@@ -41,7 +40,10 @@ export class TriggerHarness {
 	/** When each delivery's answer was handed to its connection (the response's 'finish'), in order. */
 	readonly answeredAt: number[] = [];
 
-	readonly trigger = new MessagingRelayTrigger();
+	/** The trigger's node type at this node's version. */
+	get trigger() {
+		return triggerAt(this.node.typeVersion);
+	}
 
 	/** Makes starting an execution fail, as when n8n cannot save it: the delivery then gets a 500. */
 	failStarts = false;

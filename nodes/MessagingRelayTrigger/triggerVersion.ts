@@ -1,0 +1,190 @@
+import type {
+	IHookFunctions,
+	INodeType,
+	INodeTypeBaseDescription,
+	ITriggerFunctions,
+	ITriggerResponse,
+	INodeTypeDescription,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
+
+import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
+import { CREDENTIAL_NAME } from '../shared/scopes';
+import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
+import { routeReply } from '../shared/sharedWebhook/replyRouting';
+import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
+import { webhookState } from '../shared/sharedWebhook/webhookState';
+import { answersAtRunEnd } from './acknowledgement';
+import { combineBurst, isCombining } from './burstMerge';
+import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings } from './chatPause';
+import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
+import { whyIgnored } from './eventFilter';
+import { eventItem, unknownEventItem } from './eventItem';
+import { startRegistrationRepair } from './registrationRepair';
+import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
+import { triggerProperties } from './TriggerDescription';
+import { answerFields } from './webhookAnswer';
+import { checkExists, create, deleteRegistration } from './webhookLifecycle';
+import { whoIsCalling } from './whoIsCalling';
+
+/**
+ * Answers the caller directly; n8n starts nothing unless `workflowData` is added. An answer that
+ * must wait for n8n to save static data (a takeover) goes through n8n's own 200 response instead.
+ */
+function respond(context: IWebhookFunctions, { status, body, headers = {}, afterSave }: Answer): IWebhookResponseData {
+	if (afterSave) return { webhookResponse: body };
+	const res = context.getResponseObject();
+	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+	res.status(status).json(body);
+	return { noWebhookResponse: true };
+}
+
+/** The service's 200 for an event that starts nothing here, and why. */
+const acknowledged = (ignored: string): IWebhookResponseData => ({ webhookResponse: { received: true, ignored } });
+
+const RETRY = { 'Retry-After': '5' };
+
+/**
+ * The trigger at one or more of its versions (MessagingRelayTrigger.node.ts): the same parameters
+ * and code, and the webhook description of those versions (webhookAnswer.ts).
+ */
+export class MessagingRelayTriggerVersion implements INodeType {
+	description: INodeTypeDescription;
+
+	constructor(baseDescription: INodeTypeBaseDescription, versions: number[]) {
+		this.description = {
+			...baseDescription,
+			version: versions.length === 1 ? versions[0] : versions,
+			defaults: { name: 'Messaging Relay Trigger' },
+			inputs: [],
+			outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
+			outputNames: ['Events', 'Invalid Events'],
+			credentials: [{ name: CREDENTIAL_NAME, required: true }],
+			webhooks: [{ name: 'default', httpMethod: 'POST', path: 'webhook', ...answerFields(versions) }],
+			properties: triggerProperties,
+		};
+	}
+
+	webhookMethods = {
+		default: {
+			async checkExists(this: IHookFunctions): Promise<boolean> {
+				return await checkExists.call(this);
+			},
+			async create(this: IHookFunctions): Promise<boolean> {
+				return await create.call(this);
+			},
+			async delete(this: IHookFunctions): Promise<boolean> {
+				return await deleteRegistration.call(this);
+			},
+		},
+	};
+
+	/**
+	 * Published: opens the closing gate (closingGate.ts) and checks at an interval that the service
+	 * still has this node's registration (registrationRepair.ts). A test event: emits what webhook()
+	 * received (testEventPassThrough.ts).
+	 */
+	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
+		if (this.getMode() === 'manual') return replayTestEvent.call(this);
+		openGate(this);
+		const repair = startRegistrationRepair.call(this);
+		return {
+			...repair,
+			closeFunction: async () => {
+				await Promise.all([closeGate(this), repair.closeFunction?.()]);
+			},
+		};
+	}
+
+	/**
+	 * One delivery, top to bottom: who is calling → what arrived → whether this trigger wants it →
+	 * the account's other triggers → this trigger's own execution.
+	 */
+	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+		// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
+		if (isClosing(this)) {
+			return respond(this, { status: 503, body: { error: 'n8n is stopping this workflow; deliver the event again shortly' }, headers: RETRY });
+		}
+		// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
+		if (this.getMode() !== 'manual') holdUntilAnswered(this);
+		const state = webhookState(this);
+
+		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
+		//    hand-off). Nothing of the body is parsed before that is settled.
+		const caller = await whoIsCalling(this, state);
+		if (caller.kind === 'answered') return respond(this, caller.answer);
+
+		// 2. What arrived: the event, its text and its delivery id, read once.
+		const arrival = await whatArrived(this.getRequestObject(), caller.kind === 'trigger' ? caller.bodyText : undefined);
+		if (arrival.kind === 'refused') return respond(this, { status: arrival.status, body: { error: arrival.error } });
+		const { delivery } = arrival;
+
+		// 3. Whether this trigger wants it (its Events and filters, and whether a person took the
+		//    chat over from the phone), and whether it runs now or is held to be combined with the
+		//    messages that follow it. A person's message is noted whatever this trigger selects.
+		const pause = delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(String(delivery.body.type)) ? pauseSettings(this) : undefined;
+		const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
+		const ignored = whyIgnored(this, delivery.body) ?? paused;
+		const runsNow = !ignored && !(delivery.kind === 'valid' && isCombining(this, delivery.event));
+
+		// 3b. A contact's answer to a run that waits for it (Send and Wait for Reply): the holder
+		//     offers it to that run first; taken, it is not a new message for the triggers.
+		if (caller.kind === 'service' && delivery.kind === 'valid') {
+			const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id);
+			if (reply.kind === 'retry later') {
+				return respond(this, { status: 503, body: { error: 'A run waiting for this reply could not take it yet' }, headers: RETRY });
+			}
+			if (reply.kind === 'answered a waiting run' && !reply.passOn) {
+				return respond(this, { status: 200, body: { received: true, answered: 'a waiting run' } });
+			}
+		}
+
+		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
+		//    first, a member recognises a forward of an event it already ran.
+		const atRunEnd = answersAtRunEnd(this);
+		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown') }, runsNow, !atRunEnd);
+		if (shared.kind === 'ran before') return acknowledged(shared.reason);
+		if (shared.kind === 'still running') {
+			return respond(this, { status: 503, body: { error: 'This workflow is still running the event; it answers once the execution has ended' }, headers: RETRY });
+		}
+		if (shared.kind === 'retry later') {
+			// Answering at the run's end, the holder runs the event with the others at the
+			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
+			const own = shared.runSelf ? await emit(this, delivery) : {};
+			respond(this, { status: 503, body: { error: 'A workflow sharing this webhook could not take the event yet' }, headers: RETRY });
+			return rememberTestEvent(this, { noWebhookResponse: true, workflowData: own.workflowData });
+		}
+
+		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
+		if (ignored) return acknowledged(ignored);
+		return rememberTestEvent(this, await emit(this, delivery));
+	}
+}
+
+/**
+ * The execution's items. The service is answered 200 {"received":true} once it has started, or an
+ * empty 200 once it has ended ("Acknowledge Events", acknowledgement.ts).
+ */
+async function emit(context: IWebhookFunctions, delivery: ReadableDelivery): Promise<IWebhookResponseData> {
+	const webhookResponse = { received: true };
+	if (delivery.kind === 'valid') {
+		const item = eventItem(delivery.event);
+		// "Combine Messages Within": a held message is answered only once its execution is saved.
+		const combined = await combineBurst(context, delivery.event, item, webhookResponse);
+		if (combined) return combined;
+		return { webhookResponse, workflowData: [[{ json: item }], []] };
+	}
+	if (delivery.kind === 'unknown') {
+		return { webhookResponse, workflowData: [[{ json: unknownEventItem(delivery.body) }], []] };
+	}
+	const type = delivery.body.type as string;
+	context.logger.warn(`Messaging Relay Trigger: ${type} event does not match its schema`, {
+		problems: delivery.problems,
+	});
+	return {
+		webhookResponse,
+		workflowData: [[], [{ json: { type, problems: delivery.problems, event: delivery.body } }]],
+	};
+}
