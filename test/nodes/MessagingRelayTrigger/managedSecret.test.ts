@@ -119,3 +119,39 @@ test('the credential is read once per bound on the fast path, and once (or twice
 	expect(trigger.credentialReads).toBe(beforeBound + 1);
 	await trigger.stop();
 });
+
+test('two processes (queue mode: main and a webhook process, or two webhook processes) each refuse the old secret from the bound on, on their own', async () => {
+	// A second copy of the node's modules is a second process: it keeps its own secret in memory.
+	let other!: { harness: typeof TriggerHarness; policy: typeof managedSecretPolicy };
+	await jest.isolateModulesAsync(async () => {
+		other = {
+			harness: (await import('../../support/harness/triggerRuntime')).TriggerHarness,
+			policy: (await import('../../../nodes/MessagingRelayTrigger/managedSecret')).managedSecretPolicy,
+		};
+	});
+	managedSecretPolicy.rereadAfterMs = 400;
+	other.policy.rereadAfterMs = 400;
+	const workflowId = `wf-managed-${++workflows}`;
+	const parameters = { registration: 'manual', events: ['message.received'] };
+	const main = await TriggerHarness.start(sim, parameters, { webhookSecret: OLD, workflowId });
+	const webhookProcess = await other.harness.start(sim, parameters, { webhookSecret: OLD, workflowId });
+	expect(await main.lifecycle('checkExists')).toBe(true); // publishing runs in the main process only
+	const deliverTo = async (trigger: TriggerHarness, secret: string) =>
+		(await sim.deliver(sample('message.received'), { url: trigger.productionUrl, secret })).status;
+	expect(await deliverTo(main, OLD)).toBe(200);
+	expect(await deliverTo(webhookProcess, OLD)).toBe(200);
+
+	// The credential is saved once, in n8n's database, which both read.
+	main.editCredential({ webhookSecret: NEW });
+	webhookProcess.editCredential({ webhookSecret: NEW });
+	const editedAt = Date.now();
+	expect(await deliverTo(main, NEW)).toBe(200); // at once, in the process it reaches
+	expect(await deliverTo(main, OLD)).toBe(401); // and that process refuses the old one from then on
+
+	await sleep(400 + 50 - (Date.now() - editedAt));
+	expect(await deliverTo(webhookProcess, OLD)).toBe(401); // the other one, with no delivery in between
+	expect(await deliverTo(webhookProcess, NEW)).toBe(200);
+	expect(await deliverTo(webhookProcess, OLD)).toBe(401);
+	await main.stop();
+	await webhookProcess.stop();
+});
