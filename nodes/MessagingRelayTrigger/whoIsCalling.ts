@@ -34,7 +34,7 @@ export async function whoIsCalling(context: IWebhookFunctions, state: WebhookSta
 
 	const provided = headers['x-service-secret'];
 	const managedElsewhere = isManagedElsewhere(context);
-	const expected = managedElsewhere ? await managedSecretFor(context, state, provided) : (state.webhookSecret ?? '');
+	const expected = managedElsewhere ? await managedSecretFor(context, provided) : (state.webhookSecret ?? '');
 	if (expected === '') {
 		// Registration has not stored the secret yet (or the credential has none): ask the service
 		// to retry rather than accept an unverifiable event.

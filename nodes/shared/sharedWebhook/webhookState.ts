@@ -11,7 +11,10 @@ export interface WebhookState extends IDataObject {
 	/** Held by the holder only: the URL it registered (with the member list) and its secret. */
 	webhookUrl?: string;
 	webhookSecret?: string;
-	/** Webhook Managed Elsewhere (no sharing): the credential's webhook secret, kept at publish. */
+	/**
+	 * Webhook Managed Elsewhere: the credential's webhook secret as earlier versions kept it. No
+	 * longer read (managedSecret.ts keeps it in memory); removed at the next publish or n8n start.
+	 */
 	managedSecret?: string;
 	/** Every member: the account key K derived from the API key at publish time (hex). */
 	shareKey?: string;
@@ -94,8 +97,7 @@ export function forgetMembership(state: WebhookState) {
 	delete state.ownUrl;
 }
 
-/** Webhook Managed Elsewhere: the credential's secret as last read ('' when it has none). */
-export function rememberManagedSecret(state: WebhookState, secret: string) {
-	if (secret === '') delete state.managedSecret;
-	else state.managedSecret = secret;
+/** Webhook Managed Elsewhere: removes the copy of the credential's secret that earlier versions kept. */
+export function forgetManagedSecret(state: WebhookState) {
+	if (state.managedSecret !== undefined) delete state.managedSecret;
 }
