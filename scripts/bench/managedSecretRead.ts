@@ -43,7 +43,7 @@ async function publish(bench: BenchStack): Promise<string> {
 /** `count` deliveries one after another; each one's time to the answer, ms. */
 async function deliver(url: string, kind: Kind, count: number): Promise<number[]> {
 	const events = readJson<Record<string, Record<string, unknown>>>('test', 'fixtures', 'sample-events.json');
-	const body = JSON.stringify(kind === 'kept' ? events['number.connected'] : events['message.received']);
+	const body = JSON.stringify(kind === 'kept' ? events['number.reconnected'] : events['message.received']);
 	const expected = kind === 'kept' ? 200 : 401;
 	const times: number[] = [];
 	for (let i = 0; i < count; i++) {
