@@ -1,35 +1,122 @@
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
-import { rememberManagedSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
+import { forgetManagedSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
 import { secretMatches } from './verifySecret';
 
 /**
  * The secret of a webhook managed elsewhere (Registration: Webhook Managed Elsewhere), which the
- * user types into the credential. Reading the credential costs n8n a decryption (and, as n8n
- * 2.41.1 ships, an expression isolate) per call, so it is not read on every delivery: publishing
- * (and every n8n start) keeps it in the node's static data, beside where an automatic
- * registration keeps the secret the service issued.
+ * user types into the credential and may change at any time without republishing.
  *
- * A user who edits the credential does not republish: a delivery that does not match the kept
- * secret reads the credential once more, and a changed secret is kept from then on. So an edited
- * secret works at the next delivery, and only deliveries with a wrong secret pay for the read.
+ * Reading the credential costs n8n a database read, a decryption and an expression isolate per
+ * call (docs/per-delivery-findings.md, section 6), so a delivery does not always read it: each
+ * process keeps the secret it last read, in memory, for `rereadAfterMs`, and compares a delivery
+ * with it. A delivery that does not match, or arrives after that time, reads the credential again
+ * (a read that started after the delivery arrived) and is compared with what the credential holds
+ * now, never with an older secret. So an edited secret works at the next delivery, and the old one
+ * is refused from at most `rereadAfterMs` after the edit on, in every process, whatever arrives in
+ * between. Design and races: docs/registration.md, "Webhook Managed Elsewhere".
+ *
+ * Not in static data: n8n saves a webhook request's static data only after the request and races
+ * it with the run it starts (docs/registration.md), and a secret there would sit in the workflow's
+ * database row unencrypted.
  */
+export const managedSecretPolicy = {
+	/** How long a secret read from the credential is trusted without reading it again (the bound). */
+	rereadAfterMs: 5_000,
+};
+
+/** One finished read of the credential. */
+interface Reading {
+	secret: string;
+	/** Its place in this process's order of reads: a larger one started later. */
+	order: number;
+	/** When it started (ms since epoch): the secret may have changed right after. */
+	startedAt: number;
+}
+
+/** What this process knows of one trigger's credential. */
+interface Known {
+	/** The newest finished read. */
+	last?: Reading;
+	/** The read in flight: callers that arrived before it started wait for the one after it. */
+	running?: { order: number; done: Promise<Reading> };
+	/** The one read queued behind `running`, shared by every caller that arrived meanwhile. */
+	queued?: Promise<Reading>;
+}
+
+/** By workflow, node and credential: one small record per managed-elsewhere trigger this process serves. */
+const known = new Map<string, Known>();
+
+/** Reads started in this process so far (their order). */
+let readsStarted = 0;
+
+type Context = IHookFunctions | ITriggerFunctions | IWebhookFunctions;
 
 /** Registration: Webhook Managed Elsewhere. The node then registers nothing and shares nothing. */
-export function isManagedElsewhere(context: IHookFunctions | ITriggerFunctions | IWebhookFunctions): boolean {
+export function isManagedElsewhere(context: Context): boolean {
 	return context.getNodeParameter('registration', 'automatic') === 'manual';
 }
 
+/**
+ * Publishing (and every n8n start): reads the credential once, so that the first delivery to
+ * this process compares at once, and removes the copy that earlier versions kept in static data
+ * (n8n saves static data after activation: active-workflow-manager.js:170,433).
+ */
 export async function keepManagedSecret(context: IHookFunctions, state: WebhookState) {
-	rememberManagedSecret(state, String((await context.getCredentials(CREDENTIAL_NAME)).webhookSecret ?? ''));
+	forgetManagedSecret(state);
+	await readAfter(context, knownFor(context), readsStarted);
 }
 
-/** The secret a delivery is compared with, in constant time by the caller. */
-export async function managedSecretFor(context: IWebhookFunctions, state: WebhookState, provided: unknown): Promise<string> {
-	const kept = state.managedSecret ?? '';
-	if (kept !== '' && secretMatches(provided, kept)) return kept;
-	const current = String((await context.getCredentials(CREDENTIAL_NAME)).webhookSecret ?? '');
-	if (current !== kept) rememberManagedSecret(state, current);
-	return current;
+/** The secret a delivery is compared with, in constant time by the caller ('' when the credential has none). */
+export async function managedSecretFor(context: IWebhookFunctions, provided: unknown): Promise<string> {
+	const arrived = readsStarted;
+	const record = knownFor(context);
+	const last = record.last;
+	if (last && Date.now() - last.startedAt < managedSecretPolicy.rereadAfterMs && secretMatches(provided, last.secret)) {
+		return last.secret;
+	}
+	return (await readAfter(context, record, arrived)).secret;
+}
+
+function knownFor(context: Context): Known {
+	const node = context.getNode();
+	const credentialId = node.credentials?.[CREDENTIAL_NAME]?.id ?? '';
+	const key = JSON.stringify([context.getWorkflow().id ?? '', node.name, credentialId]);
+	let record = known.get(key);
+	if (!record) known.set(key, (record = {}));
+	return record;
+}
+
+/**
+ * A read of the credential that started after read number `arrived`: the one running if it did,
+ * otherwise the one queued behind it (so at most one read per trigger runs at a time, however
+ * many deliveries arrive with a wrong secret).
+ */
+async function readAfter(context: Context, record: Known, arrived: number): Promise<Reading> {
+	if (!record.running) return await startRead(context, record);
+	if (record.running.order > arrived) return await record.running.done;
+	record.queued ??= record.running.done.then(
+		async () => await startRead(context, record),
+		async () => await startRead(context, record),
+	);
+	return await record.queued;
+}
+
+function startRead(context: Context, record: Known): Promise<Reading> {
+	const order = ++readsStarted;
+	const startedAt = Date.now();
+	const done = (async () => {
+		const credentials = await context.getCredentials(CREDENTIAL_NAME);
+		const reading = { secret: String(credentials.webhookSecret ?? ''), order, startedAt };
+		if (!record.last || record.last.order < order) record.last = reading;
+		return reading;
+	})();
+	record.running = { order, done };
+	record.queued = undefined;
+	const settle = () => {
+		if (record.running?.order === order) record.running = undefined;
+	};
+	done.then(settle, settle);
+	return done;
 }

@@ -1,4 +1,4 @@
-import { timingSafeEqual } from 'node:crypto';
+import { createHash, timingSafeEqual } from 'node:crypto';
 
 /**
  * Compares the `x-service-secret` header with the stored secret in constant time. The length
@@ -11,4 +11,14 @@ export function secretMatches(received: unknown, expected: string): boolean {
 	const wanted = Buffer.from(expected, 'utf8');
 	if (given.length !== wanted.length) return false;
 	return timingSafeEqual(given, wanted);
+}
+
+/**
+ * Compares the `x-service-secret` header with the SHA-256 (hex) the holder keeps of the service's
+ * secret (webhookState.ts), in constant time: both sides are 32-byte digests.
+ */
+export function secretMatchesDigest(received: unknown, expectedDigestHex: string): boolean {
+	if (typeof received !== 'string' || received === '' || !/^[0-9a-f]{64}$/.test(expectedDigestHex)) return false;
+	const given = createHash('sha256').update(received, 'utf8').digest();
+	return timingSafeEqual(given, Buffer.from(expectedDigestHex, 'hex'));
 }

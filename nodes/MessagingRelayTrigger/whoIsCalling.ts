@@ -3,11 +3,11 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import { receiveHandoff, type Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { isHandoff } from '../shared/sharedWebhook/signedHandoff';
 import { unsavedRegistration } from '../shared/sharedWebhook/unsavedRegistration';
-import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+import { heldSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
 import { applyPauseCommand } from './chatPause';
 import { isManagedElsewhere, managedSecretFor } from './managedSecret';
 import { rawBodyText } from '../shared/readDelivery';
-import { secretMatches } from './verifySecret';
+import { secretMatches, secretMatchesDigest } from './verifySecret';
 
 /**
  * Step 1 of a delivery (triggerVersion.ts, webhook()): who is calling. Either the service, proven
@@ -34,13 +34,14 @@ export async function whoIsCalling(context: IWebhookFunctions, state: WebhookSta
 
 	const provided = headers['x-service-secret'];
 	const managedElsewhere = isManagedElsewhere(context);
-	const expected = managedElsewhere ? await managedSecretFor(context, state, provided) : (state.webhookSecret ?? '');
-	if (expected === '') {
+	const managed = managedElsewhere ? await managedSecretFor(context, provided) : '';
+	const held = managedElsewhere ? undefined : heldSecret(state);
+	if (managedElsewhere ? managed === '' : !held) {
 		// Registration has not stored the secret yet (or the credential has none): ask the service
 		// to retry rather than accept an unverifiable event.
 		return refused(503, 'Webhook secret not configured yet', { 'Retry-After': '5' });
 	}
-	if (secretMatches(provided, expected)) return { kind: 'service' };
+	if (held ? secretMatchesDigest(provided, held.digest) : secretMatches(provided, managed)) return { kind: 'service' };
 	// The service may already sign with the secret of a registration n8n has not saved yet.
 	if (typeof provided === 'string' && !managedElsewhere && (await unsavedRegistration(context, state, provided)) !== 'none') {
 		return refused(503, 'This trigger registered its webhook a moment ago; deliver the event again shortly', { 'Retry-After': '2' });

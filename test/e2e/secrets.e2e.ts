@@ -1,11 +1,14 @@
 /**
  * After a run with failures of every kind, neither a webhook secret nor an API key appears in
- * execution data, error messages or n8n's log.
+ * execution data, error messages or n8n's log. And with the webhook managed elsewhere, a Webhook
+ * Secret edited in n8n's editor retires the old secret within the stated bound.
  */
-import type { IDataObject } from 'n8n-workflow';
+import { sleep, type IDataObject } from 'n8n-workflow';
 
+import { managedSecretPolicy } from '../../nodes/MessagingRelayTrigger/managedSecret';
 import { sample } from '../fixtures/events';
-import { api, finishedExecutions, readN8nLog, relayCredential, runN8nCli, sim, triggerWorkflow } from '../support/e2e';
+import { api, allExecutions, finishedExecutions, info, n8n, productionUrl, readN8nLog, relayCredential, rest, runN8nCli, sim, triggerWorkflow } from '../support/e2e';
+import { createWorkflow, triggerWorkflowData } from '../support/workflows';
 
 const WEBHOOK_ID = '3c9d0e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f';
 
@@ -73,5 +76,61 @@ test('secrets stay out of executions, errors and the log', async () => {
 	expect(everything).not.toMatch(/sim-key-[a-z-]+/);
 	// The failures themselves are there, in words.
 	expect(everything).toContain('The Messaging Relay service failed on POST /v1/messages (500)');
+	await api('POST', `/workflows/${workflowId}/deactivate`);
+});
+
+const MANAGED_WEBHOOK_ID = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+
+test('Webhook Managed Elsewhere: a Webhook Secret edited in n8n retires the old secret within the bound, the new one works at once', async () => {
+	const [oldSecret, newSecret] = ['whsec_e2e_before_rotation_0001', 'whsec_e2e_after_rotation_00002'];
+	const created = await api('POST', '/credentials', {
+		name: 'e2e: managed secret account',
+		type: 'messagingRelayApi',
+		data: { baseUrl: info.simUrl, apiKey: 'sim-key-secrets', authHeader: 'xApiKey', webhookSecret: oldSecret },
+	});
+	const credential = { id: created.id as string, name: 'e2e: managed secret account' };
+	const workflow = triggerWorkflowData({ name: 'e2e: managed secret', credential, webhookId: MANAGED_WEBHOOK_ID, events: ['message.received'], typeVersion: 3 });
+	(workflow.nodes[0].parameters as IDataObject).registration = 'manual';
+	const workflowId = await createWorkflow(n8n, workflow);
+	await api('POST', `/workflows/${workflowId}/activate`);
+
+	let sent = 0;
+	const deliver = async (secret: string) => {
+		const event = sample('message.received');
+		event.message.id = `wamid.rotation.${++sent}`;
+		const response = await fetch(productionUrl(MANAGED_WEBHOOK_ID), {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', 'x-service-secret': secret },
+			body: JSON.stringify(event),
+		});
+		return response.status;
+	};
+	expect(await deliver(oldSecret)).toBe(200);
+
+	// The user edits the credential in the editor: it loads it (secrets blanked), changes Webhook
+	// Secret, and saves the whole form back (n8n restores the blanked API key).
+	const loaded = await rest('GET', `/credentials/${credential.id}?includeData=true`);
+	const form = (loaded.body.data ?? loaded.body) as IDataObject;
+	const saved = await rest('PATCH', `/credentials/${credential.id}`, {
+		name: form.name,
+		type: form.type,
+		data: { ...(form.data as IDataObject), webhookSecret: newSecret },
+	});
+	expect(saved.status).toBe(200);
+	const editedAt = Date.now();
+
+	// Nothing arrives until the bound has passed; then the old secret is refused.
+	await sleep(managedSecretPolicy.rereadAfterMs + 250 - (Date.now() - editedAt));
+	expect(await deliver(oldSecret)).toBe(401);
+	// The new secret works at once, and the old one stays refused after it.
+	expect(await deliver(newSecret)).toBe(200);
+	expect(await deliver(oldSecret)).toBe(401);
+	expect(await deliver(newSecret)).toBe(200);
+
+	const runs = await finishedExecutions(workflowId, 3);
+	expect(runs.map((r) => r.status)).toEqual(['success', 'success', 'success']);
+	expect(await allExecutions(workflowId)).toHaveLength(3);
+	expect(JSON.stringify(await api('GET', `/executions?workflowId=${workflowId}&includeData=true`))).not.toContain('whsec_e2e_');
+	expect(readN8nLog()).not.toContain('whsec_e2e_');
 	await api('POST', `/workflows/${workflowId}/deactivate`);
 });

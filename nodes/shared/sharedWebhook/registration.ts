@@ -16,7 +16,7 @@ import {
 } from './registeredUrl';
 import { recordWait } from './waitingRuns';
 import { waitFromUrl } from './waitingRunUrl';
-import { forgetHolder, forgetMembership, rememberHolder, rememberMembership, webhookState } from './webhookState';
+import { forgetHolder, forgetMembership, heldSecret, rememberHolder, rememberMembership, webhookState } from './webhookState';
 
 /**
  * Joining, leaving, taking over and checking the account's one webhook (docs/shared-webhook.md:
@@ -206,7 +206,7 @@ export async function isRegistered(context: ShareContext, me: Me): Promise<boole
 	// Inactive: publishing registers it again (checkRegistration's repair goes through here).
 	if (current.active === false) return false;
 	if (registration.holderPath === pathOf(me.url)) {
-		return Boolean(state.webhookSecret) && state.webhookUrl === current.url;
+		return heldSecret(state) !== undefined && state.webhookUrl === current.url;
 	}
 	if (!lists(registration, pathOf(me.url))) return false;
 	forgetHolder(state);

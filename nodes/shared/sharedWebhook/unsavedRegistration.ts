@@ -7,7 +7,7 @@ import { webhookResourceUrl } from '../n8nCapabilities';
 import { processKey } from '../processKey';
 import { readWebhook } from '../webhookApi';
 import { parseRegistration } from './registeredUrl';
-import type { WebhookState } from './webhookState';
+import { heldSecret, type WebhookState } from './webhookState';
 
 /**
  * Whether a delivery whose secret does not match is signed with the secret of a registration this
@@ -59,7 +59,7 @@ const looks = new Map<string, Looks>();
 
 export async function unsavedRegistration(context: IWebhookFunctions, state: WebhookState, provided: string): Promise<Verdict> {
 	const arrival = Date.now();
-	if (provided.length !== (state.webhookSecret ?? '').length) return 'none';
+	if (provided.length !== heldSecret(state)?.length) return 'none';
 	const key = processKey(context);
 	const mine: Looks = looks.get(key) ?? { lastStart: 0, verdicts: new Map() };
 	looks.set(key, mine);

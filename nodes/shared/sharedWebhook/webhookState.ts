@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 import type { IDataObject } from 'n8n-workflow';
 
 /**
@@ -8,10 +10,22 @@ import type { IDataObject } from 'n8n-workflow';
  * waiting runs, which waitingRuns.ts writes.
  */
 export interface WebhookState extends IDataObject {
-	/** Held by the holder only: the URL it registered (with the member list) and its secret. */
+	/** Held by the holder only: the URL it registered (with the member list). */
 	webhookUrl?: string;
+	/**
+	 * Held by the holder only: the SHA-256 (hex) of the secret the service issued, and its length.
+	 * Never the secret itself: n8n shows a workflow's static data to whoever reads the workflow,
+	 * and n8n 1.123's public API returns it inside every execution it lists with `includeData`
+	 * (docs/compatibility.md). A digest is enough to check a delivery (verifySecret.ts).
+	 */
+	webhookSecretDigest?: string;
+	webhookSecretLength?: number;
+	/** The secret itself, as versions before 0.1.0's release kept it: moved to the digest when read. */
 	webhookSecret?: string;
-	/** Webhook Managed Elsewhere (no sharing): the credential's webhook secret, kept at publish. */
+	/**
+	 * Webhook Managed Elsewhere: the credential's webhook secret as earlier versions kept it. No
+	 * longer read (managedSecret.ts keeps it in memory); removed at the next publish or n8n start.
+	 */
 	managedSecret?: string;
 	/** Every member: the account key K derived from the API key at publish time (hex). */
 	shareKey?: string;
@@ -76,13 +90,37 @@ export function rememberMembership(state: WebhookState, shareKey: string, ownUrl
 /** This node registered `url` and the service issued `secret` for it: it holds the registration. */
 export function rememberHolder(state: WebhookState, url: string, secret: string) {
 	state.webhookUrl = url;
-	state.webhookSecret = secret;
+	keepSecretDigest(state, secret);
+}
+
+/** SHA-256 (hex) of a webhook secret: what the holder keeps instead of the secret. */
+export function secretDigest(secret: string): string {
+	return createHash('sha256').update(secret, 'utf8').digest('hex');
+}
+
+function keepSecretDigest(state: WebhookState, secret: string) {
+	state.webhookSecretDigest = secretDigest(secret);
+	state.webhookSecretLength = secret.length;
+	delete state.webhookSecret;
+}
+
+/**
+ * What the holder knows of the service's current secret, or undefined when it holds none. A secret
+ * kept in clear by an earlier version is replaced by its digest here (n8n saves the change after
+ * the request: live-webhooks.js saves changed static data).
+ */
+export function heldSecret(state: WebhookState): { digest: string; length: number } | undefined {
+	if (typeof state.webhookSecret === 'string' && state.webhookSecret !== '') keepSecretDigest(state, state.webhookSecret);
+	if (!state.webhookSecretDigest) return undefined;
+	return { digest: state.webhookSecretDigest, length: state.webhookSecretLength ?? 0 };
 }
 
 /** This node no longer holds the registration (another trigger holds it now, or none). */
 export function forgetHolder(state: WebhookState) {
 	delete state.webhookUrl;
 	delete state.webhookSecret;
+	delete state.webhookSecretDigest;
+	delete state.webhookSecretLength;
 	delete state.pending;
 	delete state.members;
 }
@@ -94,8 +132,7 @@ export function forgetMembership(state: WebhookState) {
 	delete state.ownUrl;
 }
 
-/** Webhook Managed Elsewhere: the credential's secret as last read ('' when it has none). */
-export function rememberManagedSecret(state: WebhookState, secret: string) {
-	if (secret === '') delete state.managedSecret;
-	else state.managedSecret = secret;
+/** Webhook Managed Elsewhere: removes the copy of the credential's secret that earlier versions kept. */
+export function forgetManagedSecret(state: WebhookState) {
+	if (state.managedSecret !== undefined) delete state.managedSecret;
 }

@@ -228,7 +228,7 @@ describe('nothing is lost, nothing runs twice', () => {
 		const controller = new AbortController();
 		const request = fetch(harness.productionUrl, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'x-service-secret': String(harness.stored.webhookSecret) },
+			headers: { 'content-type': 'application/json', 'x-service-secret': sim.webhook!.secret },
 			body: JSON.stringify(dropped),
 			signal: controller.signal,
 		}).catch(() => 'aborted');
@@ -252,7 +252,7 @@ describe('nothing is lost, nothing runs twice', () => {
 		const controller = new AbortController();
 		const request = fetch(harness.productionUrl, {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'x-service-secret': String(harness.stored.webhookSecret) },
+			headers: { 'content-type': 'application/json', 'x-service-secret': sim.webhook!.secret },
 			body: JSON.stringify(message('alone')),
 			signal: controller.signal,
 		}).catch(() => 'aborted');

@@ -236,10 +236,26 @@ describe('secrets', () => {
 		expect(harness.runs).toHaveLength(0);
 	});
 
+	test('the holder keeps only a digest of the service\'s secret; one kept in clear by an earlier version still works and is replaced by its digest', async () => {
+		await published({ events: ['*'] });
+		const secret = sim.webhook!.secret;
+		expect(JSON.stringify(harness.stored)).not.toContain(secret);
+		// As an earlier version left it: the secret in clear, no digest.
+		delete harness.stored.webhookSecretDigest;
+		delete harness.stored.webhookSecretLength;
+		harness.stored.webhookSecret = secret;
+		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		expect(harness.stored.webhookSecret).toBeUndefined();
+		expect(harness.stored.webhookSecretDigest).toMatch(/^[0-9a-f]{64}$/);
+		expect(JSON.stringify(harness.stored)).not.toContain(secret);
+		expect((await sim.deliver(sample('message.received'), { secret: `${secret.slice(0, -1)}x` })).status).toBe(401);
+		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+	});
+
 	test('the secret of an older registration no longer works', async () => {
 		await published({ events: ['*'] });
 		const old = sim.webhook!.secret;
-		delete harness.stored.webhookSecret;
+		delete harness.stored.webhookSecretDigest;
 		await harness.activate();
 		expect((await sim.deliver(sample('message.received'), { secret: old })).status).toBe(401);
 		expect((await sim.deliver(sample('message.received'))).status).toBe(200);

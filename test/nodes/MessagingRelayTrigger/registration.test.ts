@@ -2,6 +2,7 @@ import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
+import { secretDigest } from '../../../nodes/shared/sharedWebhook/webhookState';
 
 let sim: RelaySimulator;
 let harness: TriggerHarness;
@@ -22,7 +23,9 @@ describe('publishing registers this node\'s URL and keeps the secret', () => {
 		expect(sim.requestsTo('PUT', '/v1/webhook').map((r) => r.body)).toEqual([{ url: harness.registeredUrl }]);
 		expect(harness.stored).toEqual({
 			webhookUrl: harness.registeredUrl,
-			webhookSecret: sim.webhook!.secret,
+			// The digest of the issued secret, never the secret itself (n8n shows static data).
+			webhookSecretDigest: secretDigest(sim.webhook!.secret),
+			webhookSecretLength: sim.webhook!.secret.length,
 			shareKey: expect.stringMatching(/^[0-9a-f]{64}$/),
 			ownUrl: harness.productionUrl,
 		});
@@ -37,11 +40,11 @@ describe('publishing registers this node\'s URL and keeps the secret', () => {
 
 	test('a lost secret forces a new registration', async () => {
 		await harness.activate();
-		delete harness.stored.webhookSecret;
+		delete harness.stored.webhookSecretDigest;
 		expect(await harness.lifecycle('checkExists')).toBe(false);
 		await harness.activate();
 		expect(sim.requestsTo('PUT', '/v1/webhook')).toHaveLength(2);
-		expect(harness.stored.webhookSecret).toBe(sim.webhook!.secret);
+		expect(harness.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
 	});
 
 	test('a webhook the service lost is registered again', async () => {
@@ -55,7 +58,7 @@ describe('publishing registers this node\'s URL and keeps the secret', () => {
 	test('an answer without a secret is a clear error and stores nothing', async () => {
 		sim.inject({ method: 'PUT', path: '/v1/webhook', status: 200, body: { webhook: { url: harness.productionUrl, active: true } } });
 		await expect(harness.lifecycle('create')).rejects.toThrow('The Messaging Relay API registered the webhook but returned no secret');
-		expect(harness.stored.webhookSecret).toBeUndefined();
+		expect(harness.stored.webhookSecretDigest).toBeUndefined();
 	});
 
 	test('a key without webhooks:manage gets the scope error', async () => {

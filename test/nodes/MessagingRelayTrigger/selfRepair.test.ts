@@ -16,6 +16,7 @@ import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulat
 import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { waitUntil } from '../../support/waitUntil';
+import { secretDigest } from '../../../nodes/shared/sharedWebhook/webhookState';
 
 let sim: RelaySimulator;
 beforeAll(async () => {
@@ -127,7 +128,7 @@ test('a registration the service lost is handed to n8n, whose publishing registe
 	await harness.activate();
 	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
 	expect(sim.webhook!.secret).not.toBe(lostSecret);
-	expect(harness.stored.webhookSecret).toBe(sim.webhook!.secret);
+	expect(harness.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
 	const delivered = await sim.deliver(sample('message.received'));
 	expect(delivered.status).toBe(200);
 	expect(harness.runs).toHaveLength(1);
@@ -149,7 +150,7 @@ test('a registration the service marked inactive (active: false) is repaired the
 	await harness.activate();
 	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl, active: true });
 	expect(sim.webhook!.secret).not.toBe(inactiveSecret);
-	expect(harness.stored.webhookSecret).toBe(sim.webhook!.secret);
+	expect(harness.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
 	expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 	expect(harness.runs).toHaveLength(1);
 });

@@ -15,7 +15,7 @@ import type {
 	IWorkflowExecuteAdditionalData,
 	WorkflowActivateMode,
 } from 'n8n-workflow';
-import { Workflow } from 'n8n-workflow';
+import { sleep, Workflow } from 'n8n-workflow';
 
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { startWebhookReceiver, type WebhookReceiver } from '../../fixtures/webhook-receiver';
@@ -58,10 +58,11 @@ export class TriggerHarness {
 		parameters: INodeParameters,
 		private credentials: ICredentialDataDecryptedObject,
 		webhookId: string,
+		workflowId: string,
 	) {
 		this.node = packageNode('trigger-node', 'Messaging Relay Trigger', TRIGGER_TYPE, parameters, { webhookId });
 		this.workflow = new Workflow({
-			id: 'wf-trigger',
+			id: workflowId,
 			nodes: [this.node],
 			connections: {},
 			active: true,
@@ -73,13 +74,14 @@ export class TriggerHarness {
 	static async start(
 		sim: RelaySimulator,
 		parameters: INodeParameters = {},
-		options: { apiKey?: string; webhookSecret?: string; webhookId?: string } = {},
+		/** workflowId: n8n gives each workflow its own (what a process keeps per trigger is keyed by it). */
+		options: { apiKey?: string; webhookSecret?: string; webhookId?: string; workflowId?: string } = {},
 	): Promise<TriggerHarness> {
 		const credentials = {
 			...relayCredentials(sim.baseUrl, options.apiKey),
 			webhookSecret: options.webhookSecret ?? '',
 		};
-		const harness = new TriggerHarness(parameters, credentials, options.webhookId ?? WEBHOOK_ID);
+		const harness = new TriggerHarness(parameters, credentials, options.webhookId ?? WEBHOOK_ID, options.workflowId ?? 'wf-trigger');
 		harness.receiver = await startWebhookReceiver(async (path, request, response) => {
 			response.once('finish', () => harness.answeredAt.push(Date.now()));
 			const isTest = path.startsWith('/webhook-test/');
@@ -151,12 +153,16 @@ export class TriggerHarness {
 	/** How often the node read (n8n: decrypted) its credential, for tests of the delivery path. */
 	credentialReads = 0;
 
+	/** How long each read of the credential takes (n8n: a database read, a decryption and an isolate). */
+	credentialReadMs = 0;
+
 	additionalData(): IWorkflowExecuteAdditionalData {
 		const data = additionalDataFor(this.credentials, undefined, this.receiver.baseUrl);
 		const helper = data.credentialsHelper;
 		const read = helper.getDecrypted.bind(helper);
 		helper.getDecrypted = async (...args: Parameters<typeof read>) => {
 			this.credentialReads++;
+			if (this.credentialReadMs > 0) await sleep(this.credentialReadMs);
 			return await read(...args);
 		};
 		return data;

@@ -10,6 +10,7 @@ import { formatRegistration, parseRegistration } from '../../../../nodes/shared/
 import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../fixtures/simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
+import { secretDigest } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -120,7 +121,7 @@ describe('leaving', () => {
 
 		const holder = holderOf([w.reply, w.alert]);
 		expect(holder).toBeDefined();
-		expect(holder!.stored.webhookSecret).toBe(sim.webhook!.secret);
+		expect(holder!.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
 		expect(registration().members).not.toContain(w.groups.productionPath);
 		expect(w.groups.stored).toEqual({});
 		expect(sim.webhook!.secret).not.toBe(oldSecret);
@@ -473,7 +474,7 @@ describe('static data lost, restarts, test listeners', () => {
 		w.groups.db = '{}';
 		await w.groups.publish('init');
 		expect(registration()).toMatchObject({ holderPath: w.groups.productionPath, members });
-		expect(w.groups.stored.webhookSecret).toBe(sim.webhook!.secret);
+		expect(w.groups.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
 		await deliverAll();
 		expect(counts(w)).toEqual({ reply: 1, alert: 1, groups: 1 });
 	});

@@ -112,7 +112,7 @@ describe('a service that keeps delivering during a re-registration never gets 40
 		await service.more(3);
 		// The registration lost the first (a race elsewhere); its repair joins again. Its static data
 		// still holds the registration it made before the second joined.
-		expect(first.stored.webhookSecret).toBeDefined();
+		expect(first.stored.webhookSecretDigest).toBeDefined();
 		const current = parseRegistration(sim.webhook!.url)!;
 		sim.webhook = { ...sim.webhook!, url: formatRegistration(current.holderUrl, { members: [], testMembers: [] }, false, registrationStamp()) };
 		await first.publish();
@@ -136,7 +136,7 @@ describe('a service that keeps delivering during a re-registration never gets 40
 		await first.publish();
 		await second.publish();
 		const savedBeforeTakeover = first.db;
-		expect(first.stored.webhookSecret).toBeDefined(); // from when it held the registration alone
+		expect(first.stored.webhookSecretDigest).toBeDefined(); // from when it held the registration alone
 		const service = keepDelivering();
 		await service.more(3);
 		await second.unpublish(); // hands over: the first registers inside the takeover request
