@@ -1,7 +1,9 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, no-console -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The main job: n8n with these nodes, against the local relay simulator (or a real account),
- * the example workflows published. Keeps running until Ctrl-C.
+ * the auto-reply and the disconnect alert published (test/support/stack/provision.ts; on the
+ * simulator the alert is sent from its number to its operator's phone, test/support/examples.ts;
+ * on a real account the alert is left for you to complete). Keeps running until Ctrl-C.
  *
  *   npm start                                   # simulator
  *   RELAY_BASE_URL=https://… RELAY_API_KEY=… npm start   # a real account
@@ -58,6 +60,10 @@ async function main() {
 		);
 	} else {
 		lines.push('', 'Using your account: its webhook now points at this n8n, which must be reachable over public HTTPS.');
+		// The alert's From Number and To are yours to pick: n8n refuses to publish it until they are set.
+		for (const workflow of Object.values(stack.unpublished ?? {})) {
+			lines.push(`Imported, not published: "${workflow.name}". Open it, pick From Number and type the phone to alert in To, then publish.`);
+		}
 	}
 	lines.push('', 'Press Ctrl-C to stop.');
 	console.log(lines.join('\n'));

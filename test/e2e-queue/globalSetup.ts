@@ -21,7 +21,15 @@ export default async function globalSetup(): Promise<void> {
 	// time-out (n8n-workflow safe-regex.js:41, validating a resource locator), which the soak
 	// counts as lost.
 	const env: Record<string, string> = process.env.QUEUE_ENGINE === 'lazy' ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {};
-	const { state, stop } = await startQueueStack({ keepFolder: process.env.QUEUE_KEEP_FOLDER === 'true', env });
+	// The soak's published examples answer "When the Workflow Starts": it counts every event run
+	// exactly once, and excuses a run n8n fails while it stops a worker as lost (workerShutdownRace.ts).
+	// With the examples' default ("When the Workflow Finishes", trigger version 3) such an event is
+	// delivered again instead; the hard-kill test covers that mode with triggers of its own.
+	const { state, stop } = await startQueueStack({
+		keepFolder: process.env.QUEUE_KEEP_FOLDER === 'true',
+		env,
+		exampleTriggerParameters: { acknowledge: 'whenStarted' },
+	});
 	process.env.RELAY_QUEUE_STACK = state.stateFile;
 	process.env.RELAY_ARTIFACTS = artifacts;
 	running.relayQueueStop = stop;

@@ -17,9 +17,9 @@ import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUr
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import appointment from '../../examples/appointment-confirmation.json';
 import { receivedIn, sample, sampleEventTypes } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
+import { exampleForSimulator } from '../support/examples';
 import { allExecutions } from '../support/executions';
 import { createWorkflow, importExample, relayCredential, triggerWorkflowData } from '../support/workflows';
 import { N8nClient } from '../support/n8nClient';
@@ -540,12 +540,13 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 
 	test('Send and Wait for Reply: the question is asked on a worker, the answer reaches the webhook process through the balancer, and the run resumes on a worker', async () => {
 		const credential = await relayCredential(mainApi, 'wait queue account', { baseUrl: info.simUrl, apiKey: 'sim-key-wait-queue' });
-		const { id } = await importExample(mainApi, appointment as never, { messagingRelayApi: credential });
+		const appointment = exampleForSimulator('appointment-confirmation.json');
+		const { id } = await importExample(mainApi, appointment, { messagingRelayApi: credential });
 		await mainApi.api('POST', `/workflows/${id}/activate`);
 		try {
 			const since = Date.now();
 			const chat = '4917620000001@c.us';
-			const question = appointment.nodes.find((n) => n.name === 'Ask to confirm')!.parameters.message as string;
+			const question = (appointment.nodes.find((n) => n.name === 'Ask to confirm')!.parameters as IDataObject).message as string;
 			const sentHere = async () =>
 				(await simulator.requests(since))
 					.filter((r) => r.path === '/v1/messages' && r.account === 'acct_wait_queue' && (r.body as IDataObject).to === chat)

@@ -7,7 +7,6 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import example from '../../examples/ai-assistant.json';
 import { sample, sentIn } from '../fixtures/events';
 import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
 import {
@@ -21,6 +20,9 @@ import {
 	sim,
 	simRequests,
 } from '../support/e2e';
+import { exampleForSimulator } from '../support/examples';
+
+const example = exampleForSimulator('ai-assistant.json');
 
 const ACCOUNT = 'acct_ai';
 const SYSTEM_MESSAGE = (example.nodes.find((n) => n.name === 'AI Agent')!.parameters as { options: { systemMessage: string } })
@@ -34,7 +36,7 @@ beforeAll(async () => {
 	model = await startOpenAiStandIn();
 	const relay = await relayCredential('Messaging Relay AI account', 'sim-key-ai');
 	const openAi = await openAiCredential('OpenAI (loopback stand-in)', model.baseUrl);
-	workflowId = await importExample(example as never, { messagingRelayApi: relay, openAiApi: openAi });
+	workflowId = await importExample(example, { messagingRelayApi: relay, openAiApi: openAi });
 	await api('POST', `/workflows/${workflowId}/activate`);
 });
 

@@ -5,11 +5,11 @@
  * zooms to fit and writes the picture the README shows (docs/images/<example>.png), so the
  * pictures are always of the examples as they ship.
  */
-import type { IDataObject } from 'n8n-workflow';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 import { importExample, info, openAiCredential } from '../support/e2e';
-import { readJson, repoPath } from '../support/repo';
+import { exampleForSimulator } from '../support/examples';
+import { repoPath } from '../support/repo';
 
 /** The README's pictures: a readable size on a page, the workflow filling it. */
 const PICTURE = { width: 1200, height: 600 };
@@ -93,7 +93,9 @@ describe('the README pictures: each shipped example, imported and opened on the 
 	});
 
 	test.each(EXAMPLES)('%s', async (example) => {
-		const workflow = readJson<{ name: string; nodes: IDataObject[]; connections: IDataObject; settings?: IDataObject }>('examples', `${example}.json`);
+		// As a user has it once the README's steps are done: credentials picked, and what the example
+		// leaves to the user filled in (the simulator's choices), so no node is marked as unfinished.
+		const workflow = exampleForSimulator(`${example}.json`);
 		const id = await importExample(workflow, { messagingRelayApi: info.credentials.main, openAiApi: openAi });
 		const page = await browser.newPage();
 		await page.setViewportSize(PICTURE);
@@ -122,7 +124,7 @@ describe('the README pictures: each shipped example, imported and opened on the 
 });
 
 test('the README picture of "Pause When a Person Replies": the AI assistant\'s trigger, opened', async () => {
-	const workflow = readJson<{ name: string; nodes: IDataObject[]; connections: IDataObject }>('examples', 'ai-assistant.json');
+	const workflow = exampleForSimulator('ai-assistant.json');
 	const id = await importExample(workflow, { messagingRelayApi: info.credentials.main });
 	const page = await browser.newPage();
 	await page.setViewportSize({ width: 1200, height: 800 });

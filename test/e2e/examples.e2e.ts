@@ -1,8 +1,12 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 import { spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+
+import { MessagingRelayTrigger } from '../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 
 import { sample } from '../fixtures/events';
-import { eventually, finishedExecutions, info, sim } from '../support/e2e';
+import { api, eventually, finishedExecutions, importExample, info, sim } from '../support/e2e';
+import { readExample, SIMULATOR_CHOICES } from '../support/examples';
 import { compiledProgram } from '../support/stack/tools';
 
 interface SimMessage {
@@ -14,7 +18,9 @@ interface SimMessage {
 
 const messages = async () => ((await sim('GET', '/state')).messages as unknown as SimMessage[]) ?? [];
 
-describe('the example workflows, published by the main job', () => {
+const { fromNumber, operatorPhone } = SIMULATOR_CHOICES;
+
+describe('the example workflows, published by the main job (with the simulator\'s number and phone filled in, test/support/examples.ts)', () => {
 	test('automatic reply: an inbound message is answered on its chat from the same number', async () => {
 		const inbound = sample('message.received');
 		inbound.message.chatId = '4917655501234@c.us';
@@ -41,11 +47,38 @@ describe('the example workflows, published by the main job', () => {
 		const before = (await messages()).length;
 		await sim('POST', '/deliver', { type: 'number.phone_offline', account: 'acct_main' });
 		await sim('POST', '/deliver', { type: 'number.disconnected', account: 'acct_main' });
-		const alert = await eventually(async () => (await messages()).slice(before).find((m) => m.account === 'acct_main' && m.to === '+4917600000099'));
-		expect(alert).toMatchObject({ channelId: 'num_sales', to: '+4917600000099' });
+		const alert = await eventually(async () => (await messages()).slice(before).find((m) => m.account === 'acct_main' && m.to === operatorPhone));
+		expect(alert).toMatchObject({ channelId: fromNumber, to: operatorPhone });
 		expect(alert.text).toBe('Number Support line (+4915112345678) lost its link: SESSION_EXPIRED. Relink it in the dashboard.');
-		expect((await messages()).slice(before).filter((m) => m.account === 'acct_main' && m.to === '+4917600000099')).toHaveLength(1);
+		expect((await messages()).slice(before).filter((m) => m.account === 'acct_main' && m.to === operatorPhone)).toHaveLength(1);
 	});
+
+	test('the published triggers are at the version a new trigger gets, answering when the workflow finishes', async () => {
+		const { defaultVersion } = new MessagingRelayTrigger().description;
+		for (const { id } of [info.workflows.autoReply, info.workflows.disconnectAlert]) {
+			const workflow = await api('GET', `/workflows/${id}`);
+			const trigger = (workflow.nodes as Array<{ type: string; typeVersion: number; parameters: Record<string, unknown> }>).find((n) =>
+				n.type.endsWith('.messagingRelayTrigger'),
+			)!;
+			expect(trigger.typeVersion).toBe(defaultVersion);
+			expect(trigger.parameters.acknowledge ?? 'whenFinished').toBe('whenFinished');
+		}
+	});
+
+	test.each(['disconnect-alert.json', 'number-watch.json'] as const)(
+		'%s as shipped: n8n refuses to publish it and names the node and the empty fields',
+		async (file) => {
+			// A webhook path of its own: the published alert already has the shipped one.
+			const shipped = readExample(file);
+			for (const node of shipped.nodes) if (node.webhookId) node.webhookId = randomUUID();
+			const id = await importExample(shipped, { messagingRelayApi: info.credentials.main });
+			await expect(api('POST', `/workflows/${id}/activate`)).rejects.toThrow(
+				/→ 400 .*Cannot publish workflow: 1 node have configuration issues:.*Node \\"Alert the operator\\":.*Missing or invalid required parameters: channelId, to/,
+			);
+			expect((await api('GET', `/workflows/${id}`)).active).toBe(false);
+			await api('DELETE', `/workflows/${id}`);
+		},
+	);
 
 	describe('npm run deliver tells what happened in n8n (the stack file it reads is this suite\'s, RELAY_STACK_FILE)', () => {
 		const deliver = (type: string) =>

@@ -7,13 +7,12 @@
  * The chat model is the loopback stand-in (test/fixtures/openai-standin.ts), which calls the one
  * tool it is offered, then answers.
  */
-import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import assistant from '../../examples/ai-assistant.json';
 import { receivedIn } from '../fixtures/events';
 import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
 import { api, eventually, executions, importExample, openAiCredential, relayCredential, report, sim, simRequests } from '../support/e2e';
+import { exampleForSimulator } from '../support/examples';
 
 const ACCOUNT = 'acct_wait_hitl';
 const MANAGER = '4917600000077';
@@ -26,7 +25,7 @@ beforeAll(async () => {
 	model = await startOpenAiStandIn();
 	const relay = await relayCredential('Messaging Relay account with a manager', 'sim-key-wait-hitl');
 	const openAi = await openAiCredential('OpenAI (stand-in, calls tools)', model.baseUrl);
-	const nodes = (JSON.parse(JSON.stringify(assistant)) as { nodes: IDataObject[] }).nodes.filter((n) => n.name !== 'Simple Memory');
+	const nodes = exampleForSimulator('ai-assistant.json').nodes.filter((n) => n.name !== 'Simple Memory');
 	const trigger = nodes.find((n) => n.name === 'On WhatsApp message')!;
 	trigger.webhookId = '5d7f9b1c-0a01-4e5f-8a9b-7c6d5e4f3f01';
 	trigger.parameters = { events: ['message.received'], options: { chatType: 'direct' } };

@@ -7,10 +7,12 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import example from '../../examples/appointment-confirmation.json';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
 import { api, eventually, executions, importExample, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow, viaBalancer } from '../support/e2e';
+import { exampleForSimulator } from '../support/examples';
+
+const example = exampleForSimulator('appointment-confirmation.json');
 
 const ACCOUNT = 'acct_wait';
 const QUESTION = 'Shall I book your table for tomorrow at 19:00? Reply 1 to confirm or 2 to cancel.';
@@ -117,7 +119,7 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		const limited = JSON.parse(JSON.stringify(example)) as typeof example;
 		limited.name = 'appointment confirmation, 3 s limit';
 		for (const node of limited.nodes) {
-			if (node.webhookId) node.webhookId = node.webhookId.replace(/^9a8b7c6d/, '1a2b3c4d');
+			if (node.webhookId) node.webhookId = (node.webhookId as string).replace(/^9a8b7c6d/, '1a2b3c4d');
 			const options = (node.parameters as { options?: { limitWaitTime?: { values: IDataObject } } }).options;
 			if (options?.limitWaitTime) options.limitWaitTime.values = { limitType: 'afterTimeInterval', resumeAmount: 0.05, resumeUnit: 'minutes' };
 		}

@@ -12,9 +12,11 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { readJson } from '../support/repo';
 
 import { api, eventually, finishedExecutions, nodeItems, relayCredential, sim, simRequests, registeredUrl } from '../support/e2e';
+import { exampleForSimulator, SIMULATOR_CHOICES } from '../support/examples';
+
+const { fromNumber, operatorPhone } = SIMULATOR_CHOICES;
 
 const ACCOUNT = 'acct_watch';
 const TRIGGER_WEBHOOK_ID = '7c3e9a10-2b4d-4e5f-8a6b-9c0d1e2f3a4b';
@@ -67,7 +69,7 @@ beforeAll(async () => {
 	await api('POST', `/workflows/${triggerWorkflowId}/activate`);
 	expect((await webhookOf())?.url).toEqual(registeredUrl(TRIGGER_WEBHOOK_ID));
 
-	const example = readJson<{ nodes: IDataObject[]; connections: IDataObject; settings: IDataObject }>('examples', 'number-watch.json');
+	const example = exampleForSimulator('number-watch.json');
 	const nodes = example.nodes.map((node) => ({
 		...node,
 		credentials: { messagingRelayApi: credential },
@@ -104,7 +106,7 @@ test('a number marked CREDENTIALS: one execution, one item, and the operator get
 		after: { status: 'CREDENTIALS' },
 	});
 	const alert = (await messages()).slice(sentBefore).find((m) => m.account === ACCOUNT);
-	expect(alert).toMatchObject({ channelId: 'num_sales', to: '+4917600000099' });
+	expect(alert).toMatchObject({ channelId: fromNumber, to: operatorPhone });
 	expect(alert!.text).toBe(
 		'Number "Support line" (+4915112345678) needs relinking: its status changed from CONNECTED to CREDENTIALS. Pair the phone again in the Messaging Relay dashboard; until then it sends and receives nothing.',
 	);
@@ -133,7 +135,7 @@ test('the webhook pointed elsewhere: an alert, and the trigger does not take it 
 		const sent = await alertsSince(sentBefore);
 		return sent.length > 0 ? sent : undefined;
 	});
-	expect(alerts).toEqual([{ account: ACCOUNT, channelId: 'num_sales', to: '+4917600000099', text: items[0].message }].map((m) => expect.objectContaining(m)));
+	expect(alerts).toEqual([{ account: ACCOUNT, channelId: fromNumber, to: operatorPhone, text: items[0].message }].map((m) => expect.objectContaining(m)));
 	expect((await webhookOf())?.url).toBe('https://crm.example.com/relay-hook');
 	const calls = (await simRequests(since)).filter((r) => r.account === ACCOUNT && r.path === '/v1/webhook');
 	// The trigger looked (every 5 s) and left it alone.

@@ -122,7 +122,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
 	const client = new N8nClient(n8nUrl);
 	const account = options.account ?? { baseUrl: simUrl as string, apiKey: 'sim-key-full' };
-	const provisioned: Provisioned = await provision(client, account, { examples: options.examples });
+	const provisioned: Provisioned = await provision(client, account, { examples: options.examples, simulator: !options.account });
 
 	let stopped = false;
 	const stop = async () => {

@@ -27,6 +27,8 @@ export interface StackInfo {
 	owner: Owner;
 	credentials: Record<string, CredentialRef>;
 	workflows: Record<string, { id: string; name: string }>;
+	/** Example workflows imported but not published (a real account: provision.ts). */
+	unpublished?: Record<string, { id: string; name: string }>;
 	/** Where a suite keeps its figures and screenshots. */
 	artifacts?: string;
 	env: Record<string, string>;

@@ -71,6 +71,8 @@ export interface QueueOptions {
 	workerConcurrency?: number;
 	/** The auto-reply and the disconnect alert, both on acct_main (true). */
 	examples?: boolean;
+	/** Parameters set on the examples' triggers (provision.ts), e.g. the soak's `acknowledge`. */
+	exampleTriggerParameters?: Record<string, string>;
 	/** Keep the temporary folder after stop(). */
 	keepFolder?: boolean;
 }
@@ -246,7 +248,7 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 			ignoreErrors: true,
 		});
 
-		Object.assign(state, await provision(new N8nClient(state.mainUrl), { baseUrl: state.simUrl, apiKey: 'sim-key-full' }, { examples: options.examples }));
+		Object.assign(state, await provision(new N8nClient(state.mainUrl), { baseUrl: state.simUrl, apiKey: 'sim-key-full' }, { examples: options.examples, triggerParameters: options.exampleTriggerParameters }));
 		saveState(state);
 	} catch (error) {
 		await stop();
