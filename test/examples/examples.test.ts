@@ -11,7 +11,7 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-imports -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 import { readdirSync } from 'node:fs';
 
-import { NodeHelpers, type INodeType, type INode } from 'n8n-workflow';
+import { NodeHelpers, type INodeType, type INode, type IVersionedNodeType } from 'n8n-workflow';
 
 import { MessagingRelay } from '../../nodes/MessagingRelay/MessagingRelay.node';
 import { MessagingRelayTrigger } from '../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
@@ -21,16 +21,22 @@ import { choicesLeftToUser, EXAMPLE_FILES, filledForSimulator, readExample, SIMU
 import { readJson, repoPath } from '../support/repo';
 import { NODE_TYPES, type WorkflowData } from '../support/workflows';
 
-const NODES: Record<string, INodeType> = {
+const NODES: Record<string, INodeType | IVersionedNodeType> = {
 	[NODE_TYPES.trigger]: new MessagingRelayTrigger(),
 	[NODE_TYPES.action]: new MessagingRelay(),
 	[NODE_TYPES.watch]: new MessagingRelayWatch(),
 };
 
+/** A node type as n8n uses it for a node at `version` (a versioned type holds one per version set). */
+function atVersion(type: INodeType | IVersionedNodeType, version?: number): INodeType {
+	return 'nodeVersions' in type ? type.getNodeType(version) : type;
+}
+
 /** The version n8n gives a node added in the editor: `defaultVersion`, else the newest. */
-function newNodeVersion(type: INodeType): number {
-	const { version, defaultVersion } = type.description;
-	return defaultVersion ?? (Array.isArray(version) ? Math.max(...version) : version);
+function newNodeVersion(type: INodeType | IVersionedNodeType): number {
+	if (type.description.defaultVersion !== undefined) return type.description.defaultVersion;
+	const { version } = atVersion(type).description;
+	return Array.isArray(version) ? Math.max(...version) : version;
 }
 
 /** Every string value in a node's parameters, with where it is. */
@@ -64,8 +70,9 @@ const phonesIn = (text: string) => [...text.matchAll(PHONE)].map((m) => m[0]).fi
 function parameterIssues(example: WorkflowData): Record<string, string[]> {
 	const found: Record<string, string[]> = {};
 	for (const node of example.nodes) {
-		const type = NODES[node.type as string];
-		if (!type) continue;
+		const versioned = NODES[node.type as string];
+		if (!versioned) continue;
+		const type = atVersion(versioned, node.typeVersion as number);
 		const issues = NodeHelpers.getNodeParametersIssues(type.description.properties, node as unknown as INode, type.description);
 		if (issues?.parameters) found[node.name as string] = Object.keys(issues.parameters);
 	}
