@@ -1,4 +1,4 @@
-import type { ExecutionError, IExecuteFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type { ExecutionError, IExecuteFunctions, ITriggerFunctions, IWebhookFunctions, IWorkflowDataProxyAdditionalKeys } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 /**
@@ -57,30 +57,29 @@ export interface ExecutionCustomData {
  *
  * - n8n 2.41.1: `customData` on every node context (n8n-core node-execution-context.js:45-52).
  * - n8n 1.123.81: not on the contexts (node-execution-context.js has no `customData`); the same
- *   store is `$execution.customData`, from the context's additional keys
- *   (n8n-core utils/get-additional-keys.js:18-47, writing `resultData.metadata` as 2.x does).
- *   An execute context reaches it through `getWorkflowDataProxy` (base-execute-context.js:109-111);
- *   a webhook context has no data proxy there, only `evaluateExpression` (node-execution-context.js:284-286),
- *   which reads it with the same keys. A waiting run's webhook gets the run's data in both lines
- *   (n8n 1.123.81 webhooks/webhook.service.js:232).
+ *   store is `$execution.customData` of the context's `additionalKeys` getter
+ *   (node-execution-context.js:233-235, utils/get-additional-keys.js:18-47, writing
+ *   `resultData.metadata` as 2.x does), on the execute and the webhook context alike. A waiting
+ *   run's webhook gets the run's data (n8n 1.123.81 webhooks/webhook.service.js:232), so the
+ *   store it reads is the one the run wrote before it was saved.
+ *
+ * Not through an expression (`evaluateExpression('{{ $execution.customData.get(…) }}')`): 1.123.81
+ * evaluates expressions in an isolate by default (@n8n/config expression-engine.config.js:21,
+ * `engine = 'vm'`), whose bridge hands any function on the data as `undefined`
+ * (@n8n/expression-runtime bridge/isolated-vm-bridge.js:324-331), so `customData.get` cannot be
+ * called there and every read came back empty: each delivery to a waiting run that holds the
+ * webhook was refused with 401 'Invalid secret'.
  */
 export function executionCustomData(context: IExecuteFunctions | IWebhookFunctions): ExecutionCustomData {
 	// `in`, not a read: on 2.x the getter throws when the context has no run data, as before.
 	if ('customData' in (context as object)) return context.customData as ExecutionCustomData;
-	const viaProxy = context as Partial<Pick<IExecuteFunctions, 'getWorkflowDataProxy'>>;
-	if (typeof viaProxy.getWorkflowDataProxy === 'function') {
-		const store = viaProxy.getWorkflowDataProxy(0).$execution.customData as ExecutionCustomData | undefined;
-		if (store) return store;
-	}
-	return {
-		get: (key) => {
-			const value = context.evaluateExpression(`{{ $execution.customData.get(${JSON.stringify(key)}) }}`, 0);
-			return typeof value === 'string' && value !== '' ? value : undefined;
-		},
-		set: () => {
-			throw new Error('This n8n keeps no custom data for this run');
-		},
-	};
+	// A getter n8n-core declares protected (not in IExecuteFunctions): read on the object.
+	const keys = (context as unknown as { additionalKeys?: IWorkflowDataProxyAdditionalKeys }).additionalKeys;
+	const store = keys?.$execution?.customData as Partial<ExecutionCustomData> | undefined;
+	if (typeof store?.get === 'function' && typeof store.set === 'function') return store as ExecutionCustomData;
+	throw new NodeOperationError(context.getNode(), `This n8n keeps no custom data for the run: Send and Wait for Reply needs n8n ${OLDEST_SUPPORTED_N8N} or later`, {
+		description: `Send and Wait for Reply keeps what it needs to recognise the reply in the execution's custom data, which this n8n does not give the node. Update n8n to ${OLDEST_SUPPORTED_N8N} or later (the Messaging Relay nodes are tested on n8n 1.123 and 2.41).`,
+	});
 }
 
 /**

@@ -1,9 +1,13 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The package on n8n 1.123.x (docs/compatibility.md): n8n-core 2.41.1's contexts with what
  * n8n 1.123.81 lacks hidden (test/support/harness/n8n1.ts, which cites 1.123.81's code), over real
  * HTTP against the simulator. Each test fails without the fallback in nodes/shared/n8nCapabilities.ts
  * (or transport.ts for the socket code).
  */
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+
 import { ExecuteContext, WebhookContext } from 'n8n-core';
 import type { IExecuteFunctions, INode, INodeParameters, IRunExecutionData, IWebhookFunctions, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
@@ -196,6 +200,36 @@ describe('on n8n 1.123: a waiting run\'s custom data (no customData on the conte
 		expect(executionCustomData(resumed).get('relayQuestionId')).toBeUndefined();
 		// The same value as 2.x's own customData reads.
 		expect(webhookContext(run).customData.get(SECRET_CHECK)).toBe(check);
+	});
+
+	test('with expressions in an isolate, as n8n 1.123.81 evaluates them by default: the resume still reads the hash back', async () => {
+		// 1.123.81 acquires an isolate around a waiting run's webhook (n8n webhooks/waiting-webhooks.js:172-217)
+		// and its bridge hands functions over as undefined (@n8n/expression-runtime
+		// bridge/isolated-vm-bridge.js:324-331), so `$execution.customData.get(…)` in an expression
+		// read nothing there: 401 'Invalid secret' for every delivery. The read runs in a child
+		// process on the built package (test/support/harness/isolateCustomDataRead.cjs says why).
+		const run = createRunExecutionData({ executionData: { nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }] } });
+		const key = deriveShareKey('sim-key-full');
+		const ownUrl = 'http://127.0.0.1:5678/webhook-waiting/exec-1/relay-node?chat=4917610000009';
+		const asking = asN8n1(executeContext(run), 'execute') as unknown as IExecuteFunctions;
+		expect(await holdWebhook.call(asking, key, ownUrl)).toBeUndefined();
+
+		const output = execFileSync(process.execPath, [join(__dirname, '../../support/harness/isolateCustomDataRead.cjs')], {
+			input: JSON.stringify({ run, key: SECRET_CHECK }),
+			encoding: 'utf8',
+			stdio: ['pipe', 'pipe', 'pipe'],
+		});
+		const read = JSON.parse(/^RESULT (.*)$/m.exec(output)?.[1] ?? 'null') as { engine: string; executionId: unknown; customDataGet: unknown; value: string | null };
+		// The isolate evaluated the run's expressions, and could not reach customData's functions.
+		expect(read).toMatchObject({ engine: 'quickjs', executionId: 'exec-1', customDataGet: 'undefined' });
+		expect(deliveryProven(key, sim.webhook!.secret, read.value)).toBe(true);
+		expect(read.value).toBe(webhookContext(run).customData.get(SECRET_CHECK));
+	});
+
+	test('a context that offers no custom data at all: a clear error naming the n8n it needs', () => {
+		const run = createRunExecutionData({ executionData: null });
+		const bare = without(executeContext(run), ['customData', 'additionalKeys']) as unknown as IExecuteFunctions;
+		expect(() => executionCustomData(bare)).toThrow('This n8n keeps no custom data for the run: Send and Wait for Reply needs n8n 1.123.0 or later');
 	});
 
 	test('an n8n older than 1.123 (no signed resume URLs): Send and Wait refuses before it registers or sends anything', async () => {
