@@ -72,6 +72,16 @@ describe('the example workflows, published by the main job (with the simulator\'
 			const shipped = readExample(file);
 			for (const node of shipped.nodes) if (node.webhookId) node.webhookId = randomUUID();
 			const id = await importExample(shipped, { messagingRelayApi: info.credentials.main });
+			if (Number(info.n8nVersion.split('.')[0]) < 2) {
+				// n8n 1.123 does not check a node's parameter issues when it publishes (n8n 1.123.81's
+				// n8n/dist/workflows has no workflow-validation service, 2.41.1's
+				// workflow-validation.service.js:87 does): it publishes; the node then stops at its first
+				// run naming the empty field (validation.ts). The editor marks the node in both.
+				await api('POST', `/workflows/${id}/activate`);
+				await api('POST', `/workflows/${id}/deactivate`);
+				await api('DELETE', `/workflows/${id}`);
+				return;
+			}
 			await expect(api('POST', `/workflows/${id}/activate`)).rejects.toThrow(
 				/→ 400 .*Cannot publish workflow: 1 node have configuration issues:.*Node \\"Alert the operator\\":.*Missing or invalid required parameters: channelId, to/,
 			);
