@@ -5,6 +5,7 @@
  * lacks (owner setup, API keys, the credential test, node types).
  */
 import type { IDataObject } from 'n8n-workflow';
+import { N8N_VERSION } from './stack/n8nVersion';
 
 export interface Owner {
 	email: string;
@@ -125,9 +126,14 @@ export class N8nClient {
 
 	private version?: string;
 
-	/** The running n8n's version (`versionCli` of the owner's GET /rest/settings), asked once. */
+	/**
+	 * The running n8n's version (`versionCli` of the owner's GET /rest/settings), asked once. A
+	 * client with only an API key (the queue suite's) gets the public settings, which carry no
+	 * version (2.41.1 server.js:405, frontend.service.js:522-545): the n8n it talks to is then the
+	 * one this process's stacks started, N8N_VERSION.
+	 */
 	async n8nVersion(): Promise<string> {
-		this.version ??= (await this.restData('GET', '/settings')).versionCli as string;
+		this.version ??= ((await this.restData('GET', '/settings')).versionCli as string | undefined) ?? N8N_VERSION;
 		return this.version;
 	}
 
