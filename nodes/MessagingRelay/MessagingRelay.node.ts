@@ -40,7 +40,8 @@ export class MessagingRelay implements INodeType {
 		// String literals, not CREDENTIAL_NAME and CREDENTIAL_TEST_NAME: n8n's verification scan reads them
 		// from this file to accept a credential without a declared test (@n8n/community-nodes
 		// credential-test-required, utils/file-utils.js areAllCredentialUsagesTestedByNodes, which
-		// reads string literals only). test/nodes/shared/credentialTest.test.ts checks they match.
+		// reads string literals only). test/credentials/MessagingRelayApi/credentialTestFunction.test.ts
+		// checks they match.
 		credentials: [{ name: 'messagingRelayApi', required: true, testedBy: 'messagingRelayApiTest' }],
 		// Send and Wait for Reply: n8n resumes the waiting run at this node's signed URL
 		// (n8n/dist/webhooks/waiting-webhooks.js), as for its own send-and-wait nodes

@@ -71,7 +71,8 @@ export class MessagingRelayWatch implements INodeType {
 		// String literals, not CREDENTIAL_NAME and CREDENTIAL_TEST_NAME: n8n's verification scan reads them
 		// from this file to accept a credential without a declared test (@n8n/community-nodes
 		// credential-test-required, utils/file-utils.js areAllCredentialUsagesTestedByNodes, which
-		// reads string literals only). test/nodes/shared/credentialTest.test.ts checks they match.
+		// reads string literals only). test/credentials/MessagingRelayApi/credentialTestFunction.test.ts
+		// checks they match.
 		credentials: [{ name: 'messagingRelayApi', required: true, testedBy: 'messagingRelayApiTest' }],
 		properties: watchProperties,
 	};
