@@ -11,7 +11,7 @@ import type { ICredentialType, INodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
 import { CREDENTIAL_TEST_NAME, testMessagingRelayApi } from '../../../nodes/shared/credentialTest/credentialTest';
-import { otherAnswerMessages, REFUSAL_MESSAGES, TEST_PASSED } from '../../../nodes/shared/credentialTest/messages';
+import { otherAnswerMessages, REFUSAL_MESSAGES, TEST_PASSED, TEST_TIMEOUT_SECONDS } from '../../../nodes/shared/credentialTest/messages';
 import { CREDENTIAL_NAME } from '../../../nodes/shared/scopes';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { findCredentialTest, packageNodeTypes, runCredentialTest } from '../../support/harness/credentialTestRuntime';
@@ -113,6 +113,13 @@ describe('anything else, in words', () => {
 			message: otherAnswerMessages.unreachable(sim.baseUrl, 'connection reset'),
 		});
 	});
+
+	test('no answer within 10 s: timed out', async () => {
+		sim.inject({ path: '/v1/numbers', delayMs: (TEST_TIMEOUT_SECONDS + 2) * 1000, status: 200, body: { numbers: [] } });
+		const started = Date.now();
+		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({ status: 'Error', message: otherAnswerMessages.timedOut(sim.baseUrl) });
+		expect(Date.now() - started).toBeLessThan((TEST_TIMEOUT_SECONDS + 1) * 1000);
+	}, 20_000);
 
 	test('nothing listening: connection refused', async () => {
 		const closed: Server = createServer();
