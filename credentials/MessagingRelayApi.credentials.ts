@@ -1,6 +1,5 @@
 import type {
 	ICredentialDataDecryptedObject,
-	ICredentialTestRequest,
 	ICredentialType,
 	IHttpRequestOptions,
 	Icon,
@@ -87,47 +86,7 @@ export class MessagingRelayApi implements ICredentialType {
 		return { ...requestOptions, headers: { ...requestOptions.headers, ...headers } };
 	}
 
-	// The test reads the numbers, so it needs numbers:read. Each refusal gets its own words,
-	// because the cure differs: a new key (401), a key with the scope (403), or billing (402).
-	test: ICredentialTestRequest = {
-		request: {
-			baseURL: '={{ String($credentials.baseUrl).replace(/\\/+$/, "") }}',
-			url: '/v1/numbers',
-			method: 'GET',
-		},
-		rules: [
-			{
-				type: 'responseCode',
-				properties: {
-					value: 401,
-					message:
-						'The API key was not accepted (401): it is missing, mistyped or revoked. Create a new key in the Messaging Relay dashboard under API keys and paste it here.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 403,
-					message:
-						'The API key lacks the numbers:read scope (403), which this test and the Number operations need. A key issued before a scope existed never gains it, and scopes cannot be added to a key: create a new key with numbers:read (and messages:send, webhooks:manage for the other operations).',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 402,
-					message:
-						'The Messaging Relay account is on hold (402 ACCOUNT_SUSPENDED). The key itself is fine, so rotating it will not help: contact the service to restore access.',
-				},
-			},
-			{
-				type: 'responseCode',
-				properties: {
-					value: 404,
-					message:
-						'Nothing answers at this Base URL (404 on /v1/numbers). Use the address of the API without /v1.',
-				},
-			},
-		],
-	};
+	// No declared `test`: every node that uses this credential names the package's test function
+	// as `testedBy` (nodes/shared/credentialTest/credentialTest.ts, which says why), and n8n would
+	// run a declared test instead of it.
 }

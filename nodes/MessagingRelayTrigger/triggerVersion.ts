@@ -10,8 +10,8 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
-import { CREDENTIAL_NAME } from '../shared/scopes';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { routeReply } from '../shared/sharedWebhook/replyRouting';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
@@ -61,11 +61,18 @@ export class MessagingRelayTriggerVersion implements INodeType {
 			inputs: [],
 			outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 			outputNames: ['Events', 'Invalid Events'],
-			credentials: [{ name: CREDENTIAL_NAME, required: true }],
+			// Literals, as in MessagingRelay.node.ts (the scan reads them there).
+			credentials: [{ name: 'messagingRelayApi', required: true, testedBy: 'messagingRelayApiTest' }],
 			webhooks: [{ name: 'default', httpMethod: 'POST', path: 'webhook', ...answerFields(versions) }],
 			properties: triggerProperties,
 		};
 	}
+
+	/** On each version: n8n looks a versioned node's test up version by version (n8n 2.41.1
+	 * n8n/dist/services/credentials-tester.service.js:121-129, 1.123.81 :136-144). */
+	methods = {
+		credentialTest: { messagingRelayApiTest: testMessagingRelayApi },
+	};
 
 	webhookMethods = {
 		default: {

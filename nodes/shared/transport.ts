@@ -62,7 +62,7 @@ export function normaliseBaseUrl(baseUrl: unknown): string {
  * Socket error codes in words. The code itself stays out of the message: NodeApiError swaps
  * any message that contains one for a generic sentence without the endpoint.
  */
-const NETWORK_WORDS: Record<string, string> = {
+export const NETWORK_WORDS: Record<string, string> = {
 	ECONNREFUSED: 'connection refused',
 	ENOTFOUND: 'host not found',
 	EAI_AGAIN: 'host name lookup failed',
@@ -81,7 +81,7 @@ const NETWORK_WORDS: Record<string, string> = {
  * there the code is only in `httpCode`, where NodeApiError files a status-like `code` of the
  * error it wraps (1.123.81 errors/node-api.error.js:135-137): looked at last, after 2.x's places.
  */
-function networkFailure(error: unknown): { code?: string; message?: string } {
+export function networkFailure(error: unknown): { code?: string; message?: string } {
 	const seen = error as {
 		code?: unknown;
 		message?: unknown;
