@@ -36,12 +36,14 @@ import {
 	readLog,
 	restart,
 	soakSettings,
+	sql,
 	startedBy,
 	type ExecutionRow,
 } from '../support/stack/queue/running';
 import { waitUntil } from '../support/waitUntil';
 import { enqueuedDeliveries, recordEnqueuedDeliveries, storedOutcomes } from './executionEvidence';
 import { activeJobs } from './bullJobs';
+import { cutAttempts, judgeHardKill, type Kill } from './hardKillJudge';
 import { judgeFailedRuns, type StopWindow } from './workerShutdownRace';
 
 const info = deployment();
@@ -502,13 +504,17 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		SOAK_TIMEOUT_MS + 120_000,
 	);
 
-	test('SIGKILL of the webhook process, then of a worker, mid-soak, with triggers that answer when the workflow finishes: no event the service got a 2xx for is lost; every double run follows a redelivery', async () => {
+	test('SIGKILL of the webhook process, then of a worker, mid-soak, with triggers that answer when the workflow finishes: no event the service got a 2xx for is lost; every failed run, double run and failure the service saw is explained by a kill, and failures stop within a bound after n8n is back', async () => {
 		// Two workflows of their own on one account, trigger version 3 ("Acknowledge Events: When
 		// the Workflow Finishes", acknowledgement.ts), each run waiting 1 s so that runs are in
 		// flight when a process dies. Where an event can run twice (docs/shared-webhook.md, "What a
 		// 2xx means"): the webhook process killed after queuing (the worker runs it, the service
 		// delivers again), and a worker killed mid-run (n8n gives the job up, the service delivers
 		// again). Either way the service delivered it more than once: each double run must show that.
+		// A run bull fails as stalled loses its trigger item (n8n overwrites its data): the delivery
+		// each execution was created for is kept at creation (executionEvidence.ts), so that such a
+		// run still counts as a run of its delivery.
+		recordEnqueuedDeliveries();
 		const credential = await relayCredential(mainApi, 'hard-kill queue account', { baseUrl: info.simUrl, apiKey: 'sim-key-hardkill-queue' });
 		const ids: string[] = [];
 		for (const [name, webhookId, events] of [
@@ -524,12 +530,22 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		const before = lastExecutionId();
 		const start = Date.now();
 		const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
-		const kills: Array<{ process: string; atSeconds: number; downMs: number }> = [];
+		const kills: Array<Kill & { atSeconds: number; downMs: number }> = [];
 		const killing = (async () => {
 			for (const [process, atMs] of [['webhook', 15_000], ['worker1', 35_000]] as const) {
 				await sleep(Math.max(0, start + atMs - Date.now()));
-				const result = await restart(process, { signal: 'SIGKILL' });
-				kills.push({ process, atSeconds: atMs / 1000, downMs: result.downMs });
+				let killedAt = 0;
+				let killedLife = '';
+				const result = await restart(process, {
+					signal: 'SIGKILL',
+					onSignalled: () => {
+						killedAt = Date.now();
+						// Its log as the kill left it, from its last start: what that life did.
+						const log = readLog(process);
+						killedLife = log.slice(Math.max(0, log.lastIndexOf(process === 'webhook' ? 'Starting n8n webhook process' : 'n8n worker is now ready')));
+					},
+				});
+				kills.push({ process, atSeconds: atMs / 1000, downMs: result.downMs, killedAt, backAt: Date.now(), killedLife });
 			}
 		})();
 		let next = 0;
@@ -562,27 +578,66 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		const byPair = (p: { workflowId: string; id: string }) => rows.filter((r) => r.workflowId === p.workflowId && r.deliveryId === p.id);
 		const lost = expected.filter((p) => !byPair(p).some((r) => r.status === 'success'));
 		const ranTwice = expected.filter((p) => byPair(p).length > 1);
-		const redelivered = (id: string) => (deliveries.find((d) => d.id === id)?.result?.attempts.length ?? 0) > 1;
+		// Each run that did not succeed, each double run and each failure the service saw must be
+		// explained by a kill, event by event (hardKillJudge.ts has the rules).
+		const times = new Map(
+			sql(`select id, coalesce((extract(epoch from "createdAt") * 1000)::bigint::text, ''), coalesce((extract(epoch from "startedAt") * 1000)::bigint::text, '')
+			       from execution_entity where id > ${before}`).map(([id, created, started]) => [id, { createdAt: created ? Number(created) : null, startedAt: started ? Number(started) : null }]),
+		);
+		const notSucceeded = rows.filter((r) => r.status !== 'success');
+		const createdFor = enqueuedDeliveries();
+		const verdict = judgeHardKill({
+			runs: rows.map((r) => ({
+				id: r.id,
+				workflowId: r.workflowId,
+				deliveryId: r.deliveryId ?? createdFor[r.id] ?? null,
+				status: r.status,
+				...(times.get(r.id) ?? { createdAt: null, startedAt: null }),
+			})),
+			outcomes: storedOutcomes(notSucceeded.map((r) => r.id)),
+			deliveries: deliveries.map((d) => ({ id: d.id, attempts: d.result?.attempts ?? [] })),
+			kills,
+			workerLogs: [readLog('worker1'), readLog('worker2')],
+		});
+		// A redelivery that can run an event again: an attempt cut by a kill (dropped, timed out or
+		// answered 5xx while in flight at it), not merely a second attempt.
+		const redelivered = (id: string) => cutAttempts(deliveries.find((d) => d.id === id)?.result?.attempts ?? [], kills).length > 0;
 		const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
 		report('queue-hard-kill', {
 			deliveries: deliveries.length,
 			pairs: expected.length,
 			complete,
-			kills,
+			kills: kills.map((k) => ({ process: k.process, atSeconds: k.atSeconds, downMs: k.downMs, killedAt: k.killedAt, backAt: k.backAt })),
 			attempts: attempts.reduce<Record<string, number>>((n, a) => ({ ...n, [a.status ?? a.outcome]: (n[a.status ?? a.outcome] ?? 0) + 1 }), {}),
 			executions: rows.reduce<Record<string, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {}),
 			lost: lost.length,
 			lostSample: lost.slice(0, 10).map((p) => ({ ...p, runs: byPair(p).map((r) => r.status), attempts: deliveries.find((d) => d.id === p.id)?.result?.attempts })),
 			ranTwice: ranTwice.length,
-			ranTwiceRuns: ranTwice.map((p) => `${p.workflowId === reply ? 'reply' : 'logger'} ${p.id}: ${byPair(p).map((r) => r.status).join(',')}`),
+			ranTwiceRuns: ranTwice.map((p) => `${p.workflowId === reply ? 'reply' : 'logger'} ${p.id}: ${byPair(p).map((r) => `${r.id} ${r.status}`).join(',')}; cut attempts ${cutAttempts(deliveries.find((d) => d.id === p.id)?.result?.attempts ?? [], kills).map((a) => a.status ?? a.outcome).join(',')}`),
+			notSucceeded: notSucceeded.map((r) => ({ ...r, createdFor: createdFor[r.id] ?? null, ...times.get(r.id) })),
+			notSucceededOutcomes: storedOutcomes(notSucceeded.map((r) => r.id)),
+			attemptsOfDeliveriesThatFailedOnce: deliveries.filter((d) => d.result?.attempts.some((a) => a.status !== 200)).map((d) => ({ id: d.id, attempts: d.result?.attempts })),
+			failuresAfterBack: verdict.failuresAfterBack,
+			unexplainedRuns: verdict.unexplainedRuns,
+			extraRunsUnexplained: verdict.extraRunsUnexplained,
+			failuresNotAtAKill: verdict.failuresNotAtAKill,
 		});
 
 		expect(deliveries.filter((d) => d.result?.status !== 200).map((d) => d.id)).toEqual([]);
 		expect(lost).toEqual([]);
-		// Only a delivery the service sent again can have run twice, and never more than what was
-		// in flight at the two kills (4 deliveries, 2 workflows each).
+		// Every run that did not succeed was cut by a kill (crashed, left running, or failed by
+		// bull as stalled, on the worker killed after it started it; or created and not yet
+		// queued by the killed webhook process): a node's error retried by the sender fails here.
+		expect(verdict.unexplainedRuns).toEqual([]);
+		// Only a delivery the service sent again because a kill cut an attempt can have run twice,
+		// one extra run per cut attempt, and never more than what was in flight at the two kills
+		// (4 deliveries, 2 workflows each).
 		expect(ranTwice.filter((p) => !redelivered(p.id))).toEqual([]);
+		expect(verdict.extraRunsUnexplained).toEqual([]);
 		expect(ranTwice.length).toBeLessThanOrEqual(2 * 4 * 2);
+		// The service saw failures only around the kills, and for a bounded time after n8n was back.
+		expect(verdict.failuresNotAtAKill).toEqual([]);
+		for (const k of verdict.failuresAfterBack) expect(k.lastFailureSentAfterBackMs ?? -Infinity).toBeLessThanOrEqual(k.boundSentAfterBackMs);
 		expect(kills.map((k) => k.process)).toEqual(['webhook', 'worker1']);
 		for (const id of ids) await mainApi.api('POST', `/workflows/${id}/deactivate`);
 	}, 900_000);
