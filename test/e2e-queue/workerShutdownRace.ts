@@ -133,8 +133,8 @@ export const STALLED_JOB =
  * Ids of executions bull failed as stalled (the webhook process's log) that no worker ever
  * started and that a worker stopped with SIGTERM in the soak had fetched within its stop window:
  * at its exit bull still held the job under that worker life's lock, fetched between the SIGTERM
- * and the exit. None when no worker was stopped. `why` says, per stalled execution left out, which
- * condition it failed.
+ * and the exit. None when no worker was stopped (judgeFailedRuns reports which condition each
+ * stalled execution left out failed).
  */
 export function neverStartedByAStoppedWorker(
 	workerLogs: string[],
