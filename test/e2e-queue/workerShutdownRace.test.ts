@@ -1,4 +1,5 @@
-import { CLOSED_DATABASE, failedWhileStopping, judgeFailedRuns, neverStartedByAStoppedWorker, STALLED_JOB, storedOutcome, unflatten } from './workerShutdownRace';
+import { parseActiveJobs } from './bullJobs';
+import { CLOSED_DATABASE, failedWhileStopping, finishedButNotSaved, judgeFailedRuns, neverStartedByAStoppedWorker, STALLED_JOB, storedOutcome, unflatten, type StopWindow } from './workerShutdownRace';
 import { readText } from '../support/repo';
 
 /**
@@ -40,6 +41,23 @@ const stoppedLog = readText('test', 'fixtures', 'queue-logs', 'worker-stopped-jo
 const stalledWebhookLog = readText('test', 'fixtures', 'queue-logs', 'webhook-job-stalled.log');
 const stalledJob = storedOutcome(readText('test', 'fixtures', 'queue-logs', 'stored-data-job-stalled.json'));
 const otherWorkerLog = 'n8n worker is now ready\nWorker started execution 1038 (job 1038)\nWorker finished execution 1038 (job 1038)\n';
+/**
+ * Worker1's stop as the soak now watches it in Redis (bullJobs.ts): SIGTERM sent at 1,000 ms, the
+ * process gone at 3,000; job 1039 still active under worker1's lock (the token seen on the jobs
+ * that life started), fetched at 2,500, inside the window. That CI run did not record Redis: the
+ * tokens and times are made up, the shape is the soak's. 1041 is worker2's, fetched meanwhile.
+ */
+const W1 = 'f0c5a1d2-worker1-life1';
+const W2 = 'a9e4b7c3-worker2-life1';
+const stop: StopWindow = {
+	signalledAt: 1_000,
+	exitedAt: 3_000,
+	activeAtExit: [
+		{ jobId: '1039', lockToken: W1, processedOn: 2_500 },
+		{ jobId: '1041', lockToken: W2, processedOn: 2_600 },
+	],
+	tokens: [W1],
+};
 const stalledRun = {
 	runs: [
 		{ id: '1038', workflowId: ALERT, status: 'success' },
@@ -47,6 +65,7 @@ const stalledRun = {
 	],
 	workerLogs: [stoppedLog, otherWorkerLog],
 	webhookLog: stalledWebhookLog,
+	stops: [stop],
 	outcomes: { '1039': stalledJob },
 	enqueued: { '1038': 'qd-1655', '1039': 'qd-1656' },
 	lost: { [AUTO_REPLY]: ['qd-1656'], [ALERT]: [] },
@@ -109,6 +128,7 @@ describe('judging the soak\'s failed runs and lost deliveries', () => {
 	test('the CI run: execution 1035 is excused, and it accounts for the one delivery it lost', () => {
 		expect(judgeFailedRuns(ciRun)).toEqual({
 			excused: [{ executionId: '1035', workflowId: AUTO_REPLY, deliveryId: 'qd-1201', message: CLOSED_DATABASE[0] }],
+			notSaved: [],
 			unexcused: [],
 			unexplainedLosses: [],
 		});
@@ -196,7 +216,7 @@ describe('judging the soak\'s failed runs and lost deliveries', () => {
 
 describe('a job the stopping worker fetched and never started (bull fails it as stalled)', () => {
 	test('the CI run: 1039 stalled, no worker started it, and worker1 was stopped', () => {
-		expect(neverStartedByAStoppedWorker(stalledRun.workerLogs, stalledWebhookLog)).toEqual(['1039']);
+		expect(neverStartedByAStoppedWorker(stalledRun.workerLogs, stalledWebhookLog, [stop])).toEqual(['1039']);
 		// The job processor never failed it: the first ending's rule does not see it.
 		expect(failedWhileStopping(stoppedLog)).toEqual([]);
 	});
@@ -208,6 +228,7 @@ describe('a job the stopping worker fetched and never started (bull fails it as 
 	test('judged: excused, accounting for the one delivery it lost', () => {
 		expect(judgeFailedRuns(stalledRun)).toEqual({
 			excused: [{ executionId: '1039', workflowId: AUTO_REPLY, deliveryId: 'qd-1656', message: STALLED_JOB }],
+			notSaved: [],
 			unexcused: [],
 			unexplainedLosses: [],
 		});
@@ -215,7 +236,7 @@ describe('a job the stopping worker fetched and never started (bull fails it as 
 
 	test('not excused when no worker was stopped (a worker that died or hung stalls jobs too)', () => {
 		const notStopped = stoppedLog.replace('Stopping worker...\n', '');
-		expect(neverStartedByAStoppedWorker([notStopped, otherWorkerLog], stalledWebhookLog)).toEqual([]);
+		expect(neverStartedByAStoppedWorker([notStopped, otherWorkerLog], stalledWebhookLog, [stop])).toEqual([]);
 		const verdict = judgeFailedRuns({ ...stalledRun, workerLogs: [notStopped, otherWorkerLog] });
 		expect(verdict.excused).toEqual([]);
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' }]);
@@ -243,5 +264,135 @@ describe('a job the stopping worker fetched and never started (bull fails it as 
 		expect(verdict.excused).toEqual([]);
 		expect(verdict.unexcused[0].why).toBe('its delivery qd-1650 was not lost');
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' }]);
+	});
+});
+
+describe('the stalled job is excused only when the stopped worker fetched it, within its stop window', () => {
+	const judged = (changes: Partial<StopWindow> | null) =>
+		judgeFailedRuns({ ...stalledRun, stops: changes === null ? [] : [{ ...stop, ...changes }] });
+
+	test('no stop watched in Redis: not excused', () => {
+		expect(judged(null).unexcused[0].why).toBe('job 1039: no stop of a worker was watched in Redis');
+		expect(judged(null).unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' }]);
+	});
+
+	test('not active when the stopped worker had exited (finished, failed or never fetched then): not excused', () => {
+		expect(judged({ activeAtExit: stop.activeAtExit.filter((j) => j.jobId !== '1039') }).unexcused[0].why).toBe('job 1039 not active when the stopped worker exited');
+	});
+
+	test('locked by the other worker (it fetched it), or the lock gone: not excused', () => {
+		const other = judged({ activeAtExit: [{ jobId: '1039', lockToken: W2, processedOn: 2_500 }] });
+		expect(other.excused).toEqual([]);
+		expect(other.unexcused[0].why).toBe('job 1039 locked by another worker, not the stopped one');
+		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: null, processedOn: 2_500 }] }).excused).toEqual([]);
+		// Nothing says which life was stopped: not excused.
+		expect(judged({ tokens: [] }).excused).toEqual([]);
+	});
+
+	test('fetched before the SIGTERM (the drain counts it) or after the exit: not excused', () => {
+		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 999 }] }).unexcused[0].why).toBe(
+			'job 1039 fetched outside the stopped worker\'s stop window',
+		);
+		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 3_001 }] }).excused).toEqual([]);
+		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: null }] }).excused).toEqual([]);
+	});
+
+	test('the window\'s edges are inside it', () => {
+		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 1_000 }] }).excused).toHaveLength(1);
+		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 3_000 }] }).excused).toHaveLength(1);
+	});
+
+	test('the webhook process must have logged enqueuing it (the job id comes from there)', () => {
+		const noEnqueue = stalledWebhookLog.replace('Enqueued execution 1039 (job 1039)\n', '');
+		expect(judgeFailedRuns({ ...stalledRun, webhookLog: noEnqueue }).unexcused[0].why).toBe('the webhook process never logged enqueuing it');
+	});
+
+	test('redis-cli\'s answer is read as the jobs it lists', () => {
+		expect(parseActiveJobs(`1) "1039|${W1}|2500"\n2) "1041||"`)).toEqual([
+			{ jobId: '1039', lockToken: W1, processedOn: 2_500 },
+			{ jobId: '1041', lockToken: null, processedOn: null },
+		]);
+		expect(parseActiveJobs('(empty array)')).toEqual([]);
+	});
+});
+
+/**
+ * The third ending, from a local run of 2026-11-25 (worker1's log, test/e2e-queue/fixtures/
+ * worker-stopped-run-not-saved.log): execution 1035 (delivery qd-1650 of the disconnect alert)
+ * started after SIGTERM, ran on past "Stopping worker...", its end could not be saved, and
+ * worker1's next life marked it crashed. Its stored data is what execution-recovery.service.js
+ * :115-168 writes for two nodes that logged start and finish (that row was not kept): no error,
+ * both nodes ran.
+ */
+const notSavedLog = readText('test', 'e2e-queue', 'fixtures', 'worker-stopped-run-not-saved.log');
+const recovered = { error: null, ranNodes: ['On number disconnected', 'Alert the operator'] };
+const notSavedRun = {
+	runs: [
+		{ id: '1033', workflowId: ALERT, status: 'success' },
+		{ id: '1035', workflowId: ALERT, status: 'crashed' },
+	],
+	workerLogs: [notSavedLog, otherWorkerLog],
+	outcomes: { '1035': recovered },
+	enqueued: { '1033': 'qd-1649', '1035': 'qd-1650' },
+	lost: { [AUTO_REPLY]: [], [ALERT]: [] },
+};
+
+describe('a run that finished while its worker stopped, whose end n8n could not save (crashed at the next start)', () => {
+	test('the run\'s worker log: started after SIGTERM, finished after "Stopping worker..." with its end refused, found unfinished next life', () => {
+		expect(finishedButNotSaved(notSavedLog)).toEqual(['1035']);
+		// Neither of the other endings' rules sees it.
+		expect(failedWhileStopping(notSavedLog)).toEqual([]);
+	});
+
+	test('judged: its status is excused and it is its delivery\'s one run, nothing lost', () => {
+		expect(judgeFailedRuns(notSavedRun)).toEqual({
+			excused: [],
+			notSaved: [{ executionId: '1035', workflowId: ALERT, deliveryId: 'qd-1650' }],
+			unexcused: [],
+			unexplainedLosses: [],
+		});
+	});
+
+	test('each log condition bites', () => {
+		const without = (text: string) => finishedButNotSaved(notSavedLog.replace(text, ''));
+		// Started before SIGTERM: the drain waited for it, not this race.
+		expect(finishedButNotSaved(notSavedLog.replace('Worker started execution 1035 (job 1035)\n', '').replace('Received SIGTERM.', 'Worker started execution 1035 (job 1035)\nReceived SIGTERM.'))).toEqual([]);
+		// The database was never closed under it.
+		expect(without('Stopping worker...\n')).toEqual([]);
+		// Its end was not refused by the closed database.
+		expect(without('There was a problem running hook "workflowExecuteAfter" ')).toEqual([]);
+		// It never finished.
+		expect(without('Worker finished execution 1035 (job 1035)\n')).toEqual([]);
+		// The next life did not find it unfinished.
+		expect(without('Found unfinished executions: 1035\n')).toEqual([]);
+		expect(finishedButNotSaved(notSavedLog.replace('Found unfinished executions: 1035', 'Found unfinished executions: 1036, 10350'))).toEqual([]);
+		// Finished before "Stopping worker...": its end was saved; a crash then is something else.
+		const savedFirst = notSavedLog.replace('Stopping worker...\n', '').replace('Worker finished execution 1035 (job 1035)\n', 'Worker finished execution 1035 (job 1035)\nStopping worker...\n');
+		expect(finishedButNotSaved(savedFirst)).toEqual([]);
+	});
+
+	test('each stored-data condition bites', () => {
+		const why = (changes: object) => judgeFailedRuns({ ...notSavedRun, ...changes }).unexcused[0]?.why;
+		expect(why({ runs: [notSavedRun.runs[0], { ...notSavedRun.runs[1], status: 'error' }] })).toBe('status error');
+		expect(why({ outcomes: { '1035': { ...recovered, error: { message: 'Workflow did not finish, possible out-of-memory issue', node: null, name: null, stack: null } } } })).toBe(
+			'an error is stored: Workflow did not finish, possible out-of-memory issue',
+		);
+		expect(why({ outcomes: { '1035': { error: null, ranNodes: [] } } })).toBe('no node ran');
+		expect(why({ outcomes: {} })).toBe('no data stored');
+		expect(why({ enqueued: { '1033': 'qd-1649' } })).toBe('no delivery id in the data it was enqueued with');
+	});
+
+	test('a second run of its delivery in that workflow is not excused: the event would have run twice', () => {
+		const verdict = judgeFailedRuns({
+			...notSavedRun,
+			runs: [...notSavedRun.runs, { id: '1090', workflowId: ALERT, status: 'success' }],
+			enqueued: { ...notSavedRun.enqueued, '1090': 'qd-1650' },
+		});
+		expect(verdict.notSaved).toEqual([]);
+		expect(verdict.unexcused).toEqual([{ executionId: '1035', workflowId: ALERT, status: 'crashed', why: 'its delivery qd-1650 ran again (execution 1090)' }]);
+	});
+
+	test('a crashed run the log does not tie to a worker stop stays unexcused, as on main', () => {
+		expect(judgeFailedRuns({ ...notSavedRun, workerLogs: [otherWorkerLog] }).unexcused[0].why).toBe('no worker started it after SIGTERM and failed it in its job processor');
 	});
 });

@@ -42,8 +42,36 @@
  *   1. log:   a worker received SIGTERM and stopped ("Stopping worker...") in the soak; no worker
  *             ever logged "Worker started execution N"; the webhook process logged "job stalled
  *             more than maxStalledCount (execution N)" with bull's stack (bull/lib/job.js);
- *   2. text:  its stored error is exactly MaxStalledCountError's, with no node and no node run;
- *   3. loss:  as above.
+ *   2. fetch: the stopped worker fetched it within its stop window: when that worker's process
+ *             had exited, bull still listed N's job as active under the lock of the stopped
+ *             worker's life (its queue token, seen on jobs that life started), fetched
+ *             (processedOn) between the SIGTERM and the exit (StopWindow, bullJobs.ts). A job
+ *             another worker fetched, or fetched before the SIGTERM (which the drain would have
+ *             waited for), or that no stop saw, is not this race;
+ *   3. text:  its stored error is exactly MaxStalledCountError's, with no node and no node run;
+ *   4. loss:  as above.
+ *
+ * The same fetch has a third ending, seen once in a local run of 2026-11-25 (execution 1035, delivery
+ * qd-1650; that worker log is test/e2e-queue/fixtures/worker-stopped-run-not-saved.log): the job
+ * got past `setRunning` (job-processor.js:121) before the database closed, so nothing failed at
+ * the start; the drain loop had still counted it as not running (it is added to `runningJobs`
+ * only at :274, after loading the workflow), so "Stopping worker..." closed the database while
+ * it ran. The run went through its nodes and the worker logged "Worker finished execution N",
+ * but saving its end failed on the closed database (hookFunctionsSaveWorker's
+ * updateExistingExecution, execution-lifecycle-hooks.js:488-534; the failure is only logged,
+ * n8n-core workflow-execute.js:1482-1486), so the row stayed "running". The worker's next life
+ * found it unfinished and marked it crashed from its event log (message-event-bus.js:192-224,
+ * execution-recovery.service.js:115-168: the nodes that logged start and finish get artificial
+ * successful run data, no error). Nothing is lost (the run happened, once); only its record says
+ * crashed. Such a run counts as its delivery's one run, and its status is excused, only when all
+ * of these hold (notSaved in the verdict):
+ *   1. log:   in one worker life: "Received SIGTERM", then "Worker started execution N", then
+ *             "Stopping worker...", then the closed database's refusal logged for a
+ *             "workflowExecuteAfter" hook, then "Worker finished execution N"; and after that,
+ *             in its next life, "Found unfinished executions: ..." naming N;
+ *   2. row:   status crashed; its stored data holds no error and the nodes that ran (a node that
+ *             started and never finished would have left WorkflowCrashedError);
+ *   3. once:  no other run of that workflow was created for its delivery.
  */
 
 export interface StoredOutcome {
@@ -53,8 +81,23 @@ export interface StoredOutcome {
 
 export interface Verdict {
 	excused: Array<{ executionId: string; workflowId: string; deliveryId: string; message: string }>;
+	/** Runs that happened while the worker stopped, whose end n8n could not save (marked crashed at its next start): each is its delivery's one run. */
+	notSaved: Array<{ executionId: string; workflowId: string; deliveryId: string }>;
 	unexcused: Array<{ executionId: string; workflowId: string; status: string; why: string }>;
 	unexplainedLosses: Array<{ workflowId: string; deliveryId: string }>;
+}
+
+/**
+ * A worker the soak stopped with SIGTERM, as Redis and the clock saw it (bullJobs.ts): when the
+ * signal was sent, when its process had exited, the jobs bull listed as active at that moment
+ * (with their lock's token and fetch time), and the queue token(s) of the life it stopped (the
+ * lock tokens seen on jobs that life logged as started).
+ */
+export interface StopWindow {
+	signalledAt: number;
+	exitedAt: number;
+	activeAtExit: Array<{ jobId: string; lockToken: string | null; processedOn: number | null }>;
+	tokens: string[];
 }
 
 const STARTED = /^Worker started execution (\d+) \(job/;
@@ -72,6 +115,13 @@ export const CLOSED_DATABASE = ['Cannot use a pool after calling end on the pool
 const FROM_BULL = /^Error: [^\n]*\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/;
 
 const STOPPED = /^Stopping worker\.\.\./;
+const FINISHED = /^Worker finished execution (\d+) \(job/;
+/** The run's end not saved: the hook that saves it refused by the closed database (workflow-execute.js:1485). */
+const END_NOT_SAVED = new RegExp(`^There was a problem running hook "workflowExecuteAfter" \\w*Error: (${CLOSED_DATABASE.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`);
+/** The worker's next life finding runs its previous life left running (message-event-bus.js:224). */
+const UNFINISHED = /^Found unfinished executions: ([\d, ]+)$/;
+/** The webhook process's "Enqueued execution N (job J)" (scaling.service.js:296). */
+const ENQUEUED = /^Enqueued execution (\d+) \(job (\d+)\)/gm;
 /** The webhook process's log of a job bull failed as stalled, then bull's own stack. */
 const STALLED = /^job stalled more than maxStalledCount \(execution (\d+)\)\nError: job stalled more than maxStalledCount\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/gm;
 
@@ -81,10 +131,20 @@ export const STALLED_JOB =
 
 /**
  * Ids of executions bull failed as stalled (the webhook process's log) that no worker ever
- * started, when a worker was stopped with SIGTERM in the soak: jobs the stopping worker fetched
- * and never began. None when no worker was stopped.
+ * started and that a worker stopped with SIGTERM in the soak had fetched within its stop window:
+ * at its exit bull still held the job under that worker life's lock, fetched between the SIGTERM
+ * and the exit. None when no worker was stopped (judgeFailedRuns reports which condition each
+ * stalled execution left out failed).
  */
-export function neverStartedByAStoppedWorker(workerLogs: string[], webhookLog: string): string[] {
+export function neverStartedByAStoppedWorker(
+	workerLogs: string[],
+	webhookLog: string,
+	stops: StopWindow[] = [],
+): string[] {
+	return stalledNeverStarted(workerLogs, webhookLog, stops).filter((s) => s.why === null).map((s) => s.executionId);
+}
+
+function stalledNeverStarted(workerLogs: string[], webhookLog: string, stops: StopWindow[]): Array<{ executionId: string; why: string | null }> {
 	const stopped = workerLogs.some((log) => {
 		let sigterm = false;
 		for (const line of log.split('\n')) {
@@ -94,9 +154,66 @@ export function neverStartedByAStoppedWorker(workerLogs: string[], webhookLog: s
 		}
 		return false;
 	});
-	if (!stopped) return [];
 	const started = new Set(workerLogs.flatMap((log) => log.split('\n').map((line) => STARTED.exec(line)?.[1]).filter((id): id is string => id !== undefined)));
-	return [...webhookLog.matchAll(STALLED)].map((m) => m[1]).filter((id) => !started.has(id));
+	const jobOf = new Map([...webhookLog.matchAll(ENQUEUED)].map((m) => [m[1], m[2]]));
+	return [...webhookLog.matchAll(STALLED)].map((m) => m[1]).filter((id) => !started.has(id)).map((executionId) => {
+		if (!stopped) return { executionId, why: 'no worker was stopped with SIGTERM' };
+		const jobId = jobOf.get(executionId);
+		if (jobId === undefined) return { executionId, why: 'the webhook process never logged enqueuing it' };
+		return { executionId, why: notFetchedByAStoppedWorker(jobId, stops) };
+	});
+}
+
+/** Why job `jobId` was not fetched by a stopped worker within its stop window (null when it was). */
+function notFetchedByAStoppedWorker(jobId: string, stops: StopWindow[]): string | null {
+	const reasons: string[] = [];
+	for (const stop of stops) {
+		const job = stop.activeAtExit.find((j) => j.jobId === jobId);
+		if (!job) reasons.push('not active when the stopped worker exited');
+		else if (job.lockToken === null || !stop.tokens.includes(job.lockToken)) reasons.push('locked by another worker, not the stopped one');
+		else if (job.processedOn === null || job.processedOn < stop.signalledAt || job.processedOn > stop.exitedAt) reasons.push('fetched outside the stopped worker\'s stop window');
+		else return null;
+	}
+	return reasons.length > 0 ? `job ${jobId} ${reasons.join('; ')}` : `job ${jobId}: no stop of a worker was watched in Redis`;
+}
+
+/**
+ * The third ending: ids of runs a worker started after its SIGTERM, that went on past "Stopping
+ * worker..." (the database closed), whose end-saving hook the closed database refused, that the
+ * worker logged finished, and that its next life found unfinished.
+ */
+export function finishedButNotSaved(logText: string): string[] {
+	let stopping = false;
+	let closed = false;
+	let endRefused = false;
+	const startedWhileStopping = new Set<string>();
+	const finishedUnsaved: string[] = [];
+	const found: string[] = [];
+	for (const line of logText.split('\n')) {
+		if (SIGTERM.test(line)) stopping = true;
+		else if (READY.test(line)) {
+			[stopping, closed, endRefused] = [false, false, false];
+			startedWhileStopping.clear();
+		} else if (stopping && !closed && STARTED.test(line)) startedWhileStopping.add((STARTED.exec(line) as RegExpExecArray)[1]);
+		else if (stopping && STOPPED.test(line)) closed = true;
+		else if (closed && END_NOT_SAVED.test(line)) endRefused = true;
+		else if (closed && endRefused && FINISHED.test(line)) {
+			const id = (FINISHED.exec(line) as RegExpExecArray)[1];
+			if (startedWhileStopping.has(id)) finishedUnsaved.push(id);
+		} else if (UNFINISHED.test(line)) {
+			const ids = (UNFINISHED.exec(line) as RegExpExecArray)[1].split(',').map((x) => x.trim());
+			found.push(...finishedUnsaved.filter((id) => ids.includes(id)));
+		}
+	}
+	return found;
+}
+
+/** Why a crashed run's stored outcome is not a run that went through its nodes (null when it is). */
+function notARunThatFinished(outcome: StoredOutcome | undefined): string | null {
+	if (!outcome) return 'no data stored';
+	if (outcome.error) return `an error is stored: ${outcome.error.message}`;
+	if (outcome.ranNodes.length === 0) return 'no node ran';
+	return null;
 }
 
 /** Ids of executions a worker started after it had received SIGTERM (in the same life) and then failed in its job processor. */
@@ -183,25 +300,38 @@ function notANeverStartedJob(outcome: StoredOutcome | undefined): string | null 
  * Returns { excused: [{ executionId, workflowId, deliveryId, message }], unexcused: [{ executionId,
  * workflowId, status, why }], unexplainedLosses: [{ workflowId, deliveryId }] }.
  */
-export function judgeFailedRuns({ runs, workerLogs, webhookLog = '', outcomes, enqueued, lost }: {
+export function judgeFailedRuns({ runs, workerLogs, webhookLog = '', stops = [], outcomes, enqueued, lost }: {
 	runs: Array<{ id: string; workflowId: string; status: string }>;
 	workerLogs: string[];
 	webhookLog?: string;
+	/** Each worker the soak stopped with SIGTERM, as Redis saw it at its exit (bullJobs.ts). */
+	stops?: StopWindow[];
 	outcomes: Record<string, StoredOutcome>;
 	enqueued: Record<string, string>;
 	lost: Record<string, string[]>;
 }): Verdict {
 	const failedInJobProcessor = new Set(workerLogs.flatMap(failedWhileStopping));
-	const neverStarted = new Set(neverStartedByAStoppedWorker(workerLogs, webhookLog));
+	const stalled = new Map(stalledNeverStarted(workerLogs, webhookLog, stops).map((s) => [s.executionId, s.why]));
+	const unsaved = new Set(workerLogs.flatMap(finishedButNotSaved));
 	const claimed = new Set<string>();
 	const excused: Verdict['excused'] = [];
+	const notSaved: Verdict['notSaved'] = [];
 	const unexcused: Verdict['unexcused'] = [];
 	for (const run of runs.filter((r) => r.status !== 'success')) {
 		const deliveryId = enqueued[run.id] ?? null;
 		const lostHere = lost[run.workflowId] ?? [];
 		let why: string | null = null;
+		if (unsaved.has(run.id)) {
+			why = run.status !== 'crashed' ? `status ${run.status}` : notARunThatFinished(outcomes[run.id]);
+			if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
+			const others = runs.filter((r) => r.id !== run.id && r.workflowId === run.workflowId && enqueued[r.id] === deliveryId);
+			if (!why && others.length > 0) why = `its delivery ${deliveryId} ran again (execution ${others.map((r) => r.id).join(', ')})`;
+			if (why) unexcused.push({ executionId: run.id, workflowId: run.workflowId, status: run.status, why });
+			else notSaved.push({ executionId: run.id, workflowId: run.workflowId, deliveryId: deliveryId as string });
+			continue;
+		}
 		if (failedInJobProcessor.has(run.id)) why = run.status !== 'error' ? `status ${run.status}` : notAWorkerStopFailure(outcomes[run.id]);
-		else if (neverStarted.has(run.id)) why = run.status !== 'error' ? `status ${run.status}` : notANeverStartedJob(outcomes[run.id]);
+		else if (stalled.has(run.id)) why = stalled.get(run.id) ?? (run.status !== 'error' ? `status ${run.status}` : notANeverStartedJob(outcomes[run.id]));
 		else why = 'no worker started it after SIGTERM and failed it in its job processor';
 		if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
 		if (!why && !lostHere.includes(deliveryId as string)) why = `its delivery ${deliveryId} was not lost`;
@@ -216,5 +346,5 @@ export function judgeFailedRuns({ runs, workerLogs, webhookLog = '', outcomes, e
 	const unexplainedLosses = Object.entries(lost).flatMap(([workflowId, ids]) =>
 		ids.filter((id) => !claimed.has(`${workflowId} ${id}`)).map((deliveryId) => ({ workflowId, deliveryId })),
 	);
-	return { excused, unexcused, unexplainedLosses };
+	return { excused, notSaved, unexcused, unexplainedLosses };
 }

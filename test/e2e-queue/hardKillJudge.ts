@@ -1,0 +1,189 @@
+/**
+ * What the queue suite's SIGKILL test accepts, per event (queue.e2e.ts, "SIGKILL of the webhook
+ * process, then of a worker"). The sender retries like a service, so a run that failed for any
+ * reason is followed by a retry that succeeds: "nothing lost" alone would absorb an intermittent
+ * node error as "cut and run again". Hence:
+ *
+ *   1. Every run that did not succeed is explained by a kill of a worker, event by event: that
+ *      worker life logged "Worker started execution N" before it was killed (its log as it stood
+ *      at the kill), no worker ever logged "Worker finished execution N", n8n's row says it
+ *      started (startedAt) no later than the kill, and how it ended is a cut run's, never a
+ *      node's error: `crashed` (the worker's next life found it unfinished and marked it from its
+ *      event log, n8n/dist/eventbus/message-event-bus/message-event-bus.js:192-224, with
+ *      WorkflowCrashedError for a node that started and never finished,
+ *      executions/execution-recovery.service.js:153-157), `running` (the row nobody finished: the
+ *      recovery amends only runs with node events in the log), or `error` with n8n's stalled-job
+ *      error and no node (bull fails the job once the dead worker's lock has expired,
+ *      maxStalledCount 0, scaling/scaling.service.js:120; workflow-runner.js:524-533). The one
+ *      run a kill of the webhook process can cut is one it created and had not yet queued
+ *      (`new`, notCutBeforeEnqueue).
+ *   2. A delivery runs more than once in a workflow only after the service sent it again because
+ *      an attempt was cut by a kill: an attempt in flight when a process was killed
+ *      (`at` <= kill <= `at` + ms) that was dropped, timed out or answered 5xx. A 503 from the
+ *      balancer while the process was down, or a trigger's own 503, reached no run and explains
+ *      no second run. Each such attempt explains at most one extra run.
+ *   3. The service sees failures only around a kill, each tied to it by what it was, and for a
+ *      bounded time after n8n is back. A failed attempt belongs to a kill when it was in flight at
+ *      it; else when it was sent while the killed process was down (up to BALANCER_GRACE_MS after
+ *      it answered ready: HAProxy checks readiness every 500 ms, `inter 500ms rise 1`,
+ *      test/support/stack/balancer.ts); else, for a worker's kill, when an earlier attempt of the
+ *      same delivery was cut by it and it was sent within CUT_JOB_FAILED_WITHIN_MS of the kill.
+ *      That last class is the trigger's own 503 "still running" (shareDelivery.ts): the member's
+ *      forward of the event waits for the job the killed worker held, which bull fails only once
+ *      that worker's lock has expired and a stall check ran (maxStalledCount 0,
+ *      n8n/dist/scaling/scaling.service.js:120; lockDuration 60 s, stalledInterval 30 s,
+ *      @n8n/config/dist/configs/scaling-mode.config.js:169-171, and a stall check every 30 to
+ *      60 s), so the service sees 503 for it until then: up to 120 s after the kill
+ *      (CUT_JOB_FAILED_WITHIN_MS), whenever the worker is back. Anything else fails.
+ *      The figures per kill (the last failure sent and seen, after the process was back) are
+ *      reported; a failure is seen at most one attempt's time (the sender's timeout) after it
+ *      was sent.
+ */
+import type { DeliveryAttempt } from '../fixtures/retrying-sender';
+import { STALLED_JOB, type StoredOutcome } from './workerShutdownRace';
+
+export interface Kill {
+	process: string;
+	/** When SIGKILL was sent and when the new process answered its readiness URL (ms since epoch). */
+	killedAt: number;
+	backAt: number;
+	/** The killed process's log as it stood at the kill, from its last start. */
+	killedLife: string;
+}
+
+export interface KillRun {
+	id: string;
+	workflowId: string;
+	deliveryId: string | null;
+	status: string;
+	/** n8n's startedAt (ms since epoch), null when never set. */
+	startedAt: number | null;
+	/** n8n's createdAt (ms since epoch): when the webhook process created the execution. */
+	createdAt?: number | null;
+}
+
+/** How long after the killed process answered ready the balancer may still send elsewhere (two of its 500 ms checks). */
+export const BALANCER_GRACE_MS = 1_000;
+
+/**
+ * How long after a worker's kill bull can take to fail a job that worker held. Its lock
+ * (lockDuration 60 s, renewed every 10 s, @n8n/config/dist/configs/scaling-mode.config.js:169-171)
+ * expires at most 60 s after the kill; the job is failed by the first stall check after that
+ * (maxStalledCount 0, n8n/dist/scaling/scaling.service.js:120). Checks run on every worker's
+ * timer every stalledInterval (30 s, bull/lib/queue.js:1088-1094), but only one per interval across
+ * the queue: a check sets the `stalled-check` key for 30 s from when it runs
+ * (bull/lib/commands/moveStalledJobsToWait-7.lua:54-58), so a timer firing just before that key
+ * expires skips its turn, and checks come 30 to 60 s apart. Hence lockDuration + 2 x
+ * stalledInterval: 120 s. (A first bound of 60 + 30 s, without the skipped turn, was refuted by a
+ * run of the test: the member's 503 "still running" was still sent 100.8 s after the kill.)
+ */
+export const CUT_JOB_FAILED_WITHIN_MS = 60_000 + 2 * 30_000;
+
+const failed = (a: DeliveryAttempt) => a.outcome !== 'status' || (a.status as number) >= 300;
+const end = (a: DeliveryAttempt) => a.at + a.ms;
+
+/** Attempts cut by a kill: in flight when it came, and dropped, timed out or answered 5xx. */
+export function cutAttempts(attempts: DeliveryAttempt[], kills: Kill[]): DeliveryAttempt[] {
+	return attempts.filter(
+		(a) =>
+			(a.outcome === 'dropped' || a.outcome === 'timeout' || (a.outcome === 'status' && (a.status as number) >= 500)) &&
+			kills.some((k) => a.at <= k.killedAt && k.killedAt <= end(a)),
+	);
+}
+
+/** Why a run that did not succeed is not one a worker's kill cut (null when it is). */
+export function notCutByAKill(run: KillRun, outcome: StoredOutcome | undefined, kills: Kill[], workerLogs: string[]): string | null {
+	if (outcome?.error?.node) return `the node "${outcome.error.node}" failed: ${outcome.error.message}`;
+	if (run.status === 'new') return notCutBeforeEnqueue(run, kills, workerLogs);
+	const startedIn = (log: string) => new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log);
+	const kill = kills.find((k) => k.process.startsWith('worker') && startedIn(k.killedLife));
+	if (!kill) return 'no killed worker had started it';
+	if (workerLogs.some((log) => new RegExp(`^Worker finished execution ${run.id} \\(job`, 'm').test(log))) return 'a worker finished it';
+	if (run.startedAt === null || run.startedAt > kill.killedAt) return `it started after the kill of ${kill.process}`;
+	const error = outcome?.error ?? null;
+	if (run.status === 'crashed') return error === null || error.name === 'WorkflowCrashedError' ? null : `crashed with ${error.message}`;
+	if (run.status === 'running') return error === null ? null : `running with ${error.message}`;
+	if (run.status === 'error') return error?.message === STALLED_JOB ? null : `failed with ${error?.message ?? 'no error stored'}`;
+	return `status ${run.status}`;
+}
+
+/**
+ * A run the webhook process's kill cut before it was queued: the process creates the execution
+ * (`new`, active-executions.js via workflow-runner.js:288) and then adds its job
+ * (workflow-runner.js:504, which logs "Enqueued execution N"); killed in between, the row stays
+ * `new` and nothing runs it. Explained only when it was created no later than that kill, the
+ * killed life never logged enqueuing it and no worker started it.
+ */
+function notCutBeforeEnqueue(run: KillRun, kills: Kill[], workerLogs: string[]): string | null {
+	const enqueuedIn = (log: string) => new RegExp(`^Enqueued execution ${run.id} \\(job`, 'm').test(log);
+	const kill = kills.find((k) => k.process.startsWith('webhook') && run.createdAt != null && run.createdAt <= k.killedAt);
+	if (!kill) return 'new, and not created before a kill of the webhook process';
+	if (enqueuedIn(kill.killedLife)) return 'new, but the killed webhook process had queued it';
+	if (workerLogs.some((log) => new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log))) return 'new, but a worker started it';
+	return null;
+}
+
+export interface HardKillVerdict {
+	/** Runs that did not succeed, and why no kill explains them. */
+	unexplainedRuns: Array<{ id: string; workflowId: string; deliveryId: string | null; status: string; why: string }>;
+	/** Deliveries a workflow ran more often than 1 + the attempts a kill cut. */
+	extraRunsUnexplained: Array<{ workflowId: string; deliveryId: string; runs: number; cutAttempts: number }>;
+	/** Failed attempts that were neither in flight at a kill nor sent while the killed process was down. */
+	failuresNotAtAKill: Array<{ deliveryId: string; attempt: DeliveryAttempt }>;
+	/** Per kill: how long after the process was back the last failure tied to it was sent and seen, and the bound on sending. */
+	failuresAfterBack: Array<{ process: string; lastFailureSentAfterBackMs: number | null; lastFailureSeenAfterBackMs: number | null; boundSentAfterBackMs: number }>;
+}
+
+export function judgeHardKill({ runs, outcomes, deliveries, kills, workerLogs }: {
+	runs: KillRun[];
+	outcomes: Record<string, StoredOutcome>;
+	deliveries: Array<{ id: string; attempts: DeliveryAttempt[] }>;
+	kills: Kill[];
+	workerLogs: string[];
+}): HardKillVerdict {
+	const unexplainedRuns = runs
+		.filter((r) => r.status !== 'success')
+		.map((r) => ({ id: r.id, workflowId: r.workflowId, deliveryId: r.deliveryId, status: r.status, why: notCutByAKill(r, outcomes[r.id], kills, workerLogs) }))
+		.filter((r): r is typeof r & { why: string } => r.why !== null);
+
+	const attemptsOf = new Map(deliveries.map((d) => [d.id, d.attempts]));
+	const runsPerPair = new Map<string, { workflowId: string; deliveryId: string; runs: number }>();
+	for (const r of runs.filter((x) => x.deliveryId !== null)) {
+		const key = `${r.workflowId} ${r.deliveryId}`;
+		const pair = runsPerPair.get(key) ?? { workflowId: r.workflowId, deliveryId: r.deliveryId as string, runs: 0 };
+		pair.runs++;
+		runsPerPair.set(key, pair);
+	}
+	const extraRunsUnexplained = [...runsPerPair.values()]
+		.map((p) => ({ ...p, cutAttempts: cutAttempts(attemptsOf.get(p.deliveryId) ?? [], kills).length }))
+		.filter((p) => p.runs > 1 + p.cutAttempts);
+
+	// Each failed attempt belongs to one kill: the last one it was in flight at, else the one
+	// during whose downtime it was sent, else a worker's kill that cut an earlier attempt of the
+	// same delivery, while bull had not yet failed the job it cut.
+	const whileDown = (a: DeliveryAttempt, k: Kill) => k.killedAt <= a.at && a.at <= k.backAt + BALANCER_GRACE_MS;
+	const inFlightAt = (a: DeliveryAttempt, k: Kill) => a.at <= k.killedAt && k.killedAt <= end(a);
+	const stillRunning = (a: DeliveryAttempt, k: Kill, all: DeliveryAttempt[]) =>
+		k.process.startsWith('worker') &&
+		k.killedAt <= a.at &&
+		a.at <= k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS &&
+		cutAttempts(all.filter((x) => x.at < a.at), [k]).length > 0;
+	const latest = [...kills].reverse();
+	const killOf = (a: DeliveryAttempt, all: DeliveryAttempt[]) =>
+		latest.find((k) => inFlightAt(a, k)) ?? latest.find((k) => whileDown(a, k)) ?? latest.find((k) => stillRunning(a, k, all));
+	const failures = deliveries.flatMap((d) => d.attempts.filter(failed).map((attempt) => ({ deliveryId: d.id, attempt, kill: killOf(attempt, d.attempts) })));
+	const failuresNotAtAKill = failures.filter((f) => f.kill === undefined).map(({ deliveryId, attempt }) => ({ deliveryId, attempt }));
+	const failuresAfterBack = kills.map((k) => {
+		const tied = failures.filter((f) => f.kill === k).map((f) => f.attempt);
+		const lastSent = tied.length > 0 ? Math.max(...tied.map((a) => a.at)) : null;
+		const lastSeen = tied.length > 0 ? Math.max(...tied.map(end)) : null;
+		const bound = Math.max(k.backAt, k.process.startsWith('worker') ? k.killedAt + CUT_JOB_FAILED_WITHIN_MS : -Infinity) + BALANCER_GRACE_MS;
+		return {
+			process: k.process,
+			lastFailureSentAfterBackMs: lastSent === null ? null : lastSent - k.backAt,
+			lastFailureSeenAfterBackMs: lastSeen === null ? null : lastSeen - k.backAt,
+			boundSentAfterBackMs: bound - k.backAt,
+		};
+	});
+	return { unexplainedRuns, extraRunsUnexplained, failuresNotAtAKill, failuresAfterBack };
+}
