@@ -39,6 +39,18 @@ const FINISHED_BEFORE_KILL_MS = 2_000;
  * answer, and for a member until the next save of its workflow carries its record (docs/shared-webhook.md).
  */
 const FINISHED_TWICE_LIMIT = 6;
+/**
+ * A run the kill cut started at most this long before the kill: each run waits 1 s, and on this
+ * shared 2-core machine its start and its save take a few seconds more under the soak's load. The
+ * longest seen is in the report (cutRunMaxAgeSeconds).
+ */
+const CUT_RUN_MS = 10_000;
+/**
+ * The service may still see failures this long after n8n serves again (restartN8n's n8nServes):
+ * the balancer puts n8n back after one good readiness check (every 500 ms, balancer.ts), so an
+ * attempt meanwhile gets HAProxy's 503. The sender's pauses do not count: only an attempt's end does.
+ */
+const FAILING_AFTER_BACK_MS = 3_000;
 
 const TYPES = ['message.received', 'number.disconnected', 'group.updated'] as const;
 const definitions = [
@@ -134,6 +146,25 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	const lost: string[] = [];
 	const cutAndRunAgain: string[] = [];
 	const finishedTwice: Array<{ pair: string; explained: boolean }> = [];
+	// Each run that did not succeed is explained: n8n marked it `crashed` at its next start, and it
+	// was in flight at a kill (started before it, at most CUT_RUN_MS earlier: the runs wait 1 s). A
+	// node's own error (status `error`) is not a cut, and is not excused by a later success.
+	// Every execution is checked, with or without an event, whichever event it ran.
+	const unexplainedFailedRuns: string[] = [];
+	const cutRunAges: number[] = [];
+	const cut = new Set<string>();
+	const cutByKill = (run: Execution) => {
+		if (run.status !== 'crashed' || !run.startedAt) return false;
+		const started = Date.parse(run.startedAt);
+		const kill = kills.find((k) => started <= k.at && k.at - started <= CUT_RUN_MS);
+		if (kill) cutRunAges.push(kill.at - started);
+		return kill !== undefined;
+	};
+	// An attempt of the delivery that the kill cut: sent before the run it started, in flight at
+	// that kill, and not answered 2xx (HAProxy answers 502/503 for a request whose n8n died, or the
+	// connection drops), so the service never got the answer and sent the event again.
+	const attemptCutAt = (delivery: (typeof deliveries)[number], at: number, runStarted: number) =>
+		(delivery.result?.attempts ?? []).some((a) => a.at <= runStarted && a.at <= at && a.at + a.ms >= at && (a.outcome !== 'status' || (a.status ?? 0) >= 500));
 	const statuses: Record<string, number> = {};
 	let withoutEvent = 0;
 	for (const id of ids) {
@@ -141,6 +172,10 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		for (const execution of listed.get(id)!) {
 			statuses[execution.status] = (statuses[execution.status] ?? 0) + 1;
 			const deliveryId = deliveryIdOf(execution);
+			if (cutByKill(execution)) cut.add(execution.id);
+			else if (execution.status !== 'success') {
+				unexplainedFailedRuns.push(`${definitions[ids.indexOf(id)].name} ${deliveryId ?? 'no event'}: ${execution.status} started ${execution.startedAt}`);
+			}
 			if (!deliveryId) {
 				withoutEvent++;
 				continue;
@@ -152,15 +187,27 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 			const succeeded = runs.filter((r) => r.status === 'success').sort((a, b) => Date.parse(a.stoppedAt!) - Date.parse(b.stoppedAt!));
 			const pair = `${definitions[ids.indexOf(id)].name} ${delivery.id}`;
 			if (succeeded.length === 0) lost.push(`${pair}: ${runs.map((r) => r.status).join(',') || 'no run'}`);
-			if (succeeded.length === 1 && runs.length > 1) cutAndRunAgain.push(`${pair}: ${runs.map((r) => r.status).join(',')}`);
+			if (succeeded.length === 1 && runs.length > 1 && runs.every((r) => r.status === 'success' || cut.has(r.id))) cutAndRunAgain.push(`${pair}: ${runs.map((r) => r.status).join(',')}`);
 			if (succeeded.length > 1) {
 				const firstEnd = Date.parse(succeeded[0].stoppedAt!);
-				const explained = kills.some((k) => k.at >= firstEnd - 200 && k.at - firstEnd <= FINISHED_BEFORE_KILL_MS);
+				// Excused only by a kill just after the first run ended AND an attempt of this
+				// delivery cut at that kill (its answer was lost, so the service sent it again).
+				const firstStart = Date.parse(succeeded[0].startedAt!);
+				const explained = kills.some((k) => k.at >= firstEnd - 200 && k.at - firstEnd <= FINISHED_BEFORE_KILL_MS && attemptCutAt(delivery, k.at, firstStart));
 				finishedTwice.push({ pair, explained });
 			}
 		}
 	}
 	const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
+	// How long after n8n was back the service still saw a failure (an answer other than 2xx, a drop,
+	// a refusal, a time-out), per kill: the last such attempt's end, counted until the next kill
+	// (an attempt that kill cut ends after it and belongs to it).
+	const failuresAfterBack = kills.map((k, i) => {
+		const back = k.at + k.backAfterMs;
+		const until = kills[i + 1]?.at ?? Infinity;
+		const ends = attempts.filter((a) => (a.outcome !== 'status' || (a.status ?? 0) >= 300) && a.at + a.ms >= back && a.at + a.ms < until).map((a) => a.at + a.ms);
+		return ends.length ? (Math.max(...ends) - back) / 1000 : 0;
+	});
 	const figures = {
 		deliveries: deliveries.length,
 		attempts: attempts.length,
@@ -170,14 +217,20 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		executionsWithoutEvent: withoutEvent,
 		lost: lost.length,
 		cutByKillAndRunAgain: cutAndRunAgain.length,
+		unexplainedFailedRuns: unexplainedFailedRuns.length,
+		cutRunMaxAgeSeconds: cutRunAges.length ? Math.max(...cutRunAges) / 1000 : null,
+		failuresSecondsAfterBack: failuresAfterBack,
 		finishedTwice: finishedTwice.length,
 		finishedTwiceUnexplained: finishedTwice.filter((f) => !f.explained).length,
 	};
-	report('hard-kill (single process)', { ...figures, lostSample: lost.slice(0, 10), cutSample: cutAndRunAgain.slice(0, 5), finishedTwice });
+	report('hard-kill (single process)', { ...figures, lostSample: lost.slice(0, 10), cutSample: cutAndRunAgain.slice(0, 5), finishedTwice, unexplainedFailedRuns: unexplainedFailedRuns.slice(0, 10) });
 
 	expect(deliveries.filter((d) => d.result?.status !== 200).map((d) => d.id)).toEqual([]);
 	expect(lost).toEqual([]);
+	expect(unexplainedFailedRuns).toEqual([]);
 	expect(finishedTwice.filter((f) => !f.explained)).toEqual([]);
+	// Once n8n is back (ready behind the balancer), the service's failures stop within FAILING_AFTER_BACK_MS.
+	expect(failuresAfterBack.filter((seconds) => seconds * 1000 > FAILING_AFTER_BACK_MS)).toEqual([]);
 	expect(finishedTwice.length).toBeLessThanOrEqual(FINISHED_TWICE_LIMIT);
 	// The kills did cut runs (the soak tests what it claims), and each cut run was run again.
 	expect(cutAndRunAgain.length).toBeGreaterThan(0);

@@ -50,6 +50,15 @@ async function untilSent(chat: string, from: number, count: number) {
 
 const statuses = async () => (await executions(workflowId)).map((e) => e.status);
 
+/** How long the simulator holds its answer to the early-answer test's question (the run is running meanwhile). */
+const QUESTION_DELAY_MS = 6_000;
+
+/** The wait the account's trigger recorded for `chat` (its static data), or null. */
+async function recordedWait(chat: string) {
+	const workflow = (await api('GET', `/workflows/${workflowId}`)) as { staticData?: Record<string, { waits?: Record<string, { resumePath: string; chat: string; executionId: string }> }> };
+	return Object.values(Object.values(workflow.staticData ?? {})[0]?.waits ?? {}).find((w) => w.chat === chat) ?? null;
+}
+
 describe('the appointment example: ask, wait in n8n, continue on the contact\'s answer', () => {
 	test('"1" resumes the waiting run, which books and says so in that chat; the answer starts no run of its own', async () => {
 		const since = Date.now();
@@ -175,19 +184,65 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
 	}, 240_000);
 
-	test('an answer sent as soon as the question is seen resumes the run exactly once (if n8n has not put the run to wait yet, it gets 503 and the redelivery resumes it)', async () => {
+	test('an answer that arrives before n8n has put the run to wait gets 503 and its redelivery resumes the run exactly once; n8n itself answers 409 for the running run and "No action required" for the finished one', async () => {
 		const since = Date.now();
 		const chat = '4917610000007@c.us';
 		const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string }>)[ACCOUNT];
-		await deliver(receivedIn(chat, { text: 'Table?' }));
-		// No waiting for the run's "waiting" status: the answer goes out as soon as the question is seen.
+		// The service takes QUESTION_DELAY_MS to accept the question: the node records its wait and
+		// sends the question, but n8n marks the run waiting only after the node returns
+		// (sendAndWait.ts: putExecutionToWait after the send), so for that long the run is running.
+		await sim('POST', '/faults', { method: 'POST', path: '/v1/messages', whenBody: { to: chat }, passThrough: true, delayMs: QUESTION_DELAY_MS });
+		// Not awaited: the trigger acknowledges once the run has begun to wait (version 3's default
+		// "When the Workflow Finishes" answers a waiting run then), which the held question delays.
+		const asking = deliver(receivedIn(chat, { text: 'Table?' }));
+		// The simulator logs the question when it arrives, before its delayed answer.
 		await eventually(async () => ((await sentTo(chat, since)).length >= 1 ? true : undefined), 30_000);
-		const answered = await deliverWithRetries(webhook.url, JSON.stringify(receivedIn(chat, { text: '1' })), webhook.secret, { deadlineMs: 60_000 });
-		expect(answered.status).toBe(200);
+		const seen = Date.now();
+		const answering = deliverWithRetries(webhook.url, JSON.stringify(receivedIn(chat, { text: '1' })), webhook.secret, { deadlineMs: 60_000 });
+
+		// The resume URL the holder offers the answer to (its static data, saved after each
+		// webhook call, live-webhooks.js:147): n8n answers it 409 while the run is running
+		// (waiting-webhooks.js:198-199), the answer replyRouting.ts turns into 503.
+		const wait = await eventually(async () => (await recordedWait(chat)) ?? undefined, 5_000);
+		// Posted where the holder posts it: the registered URL's origin, the one n8n signed.
+		const origin = new URL(webhook.url).origin;
+		const runStatusAtProbe = (await executions(workflowId)).find((e) => e.id === wait.executionId)?.status;
+		const whileRunning = await fetch(`${origin}${wait.resumePath}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		const whileRunningBody = await whileRunning.text();
+		const probedWithinMs = Date.now() - seen;
+
+		const answered = await answering;
+		expect((await asking).status).toBe(200);
 		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		// The run has ended: n8n answers its resume URL with its "No action required" page and 200
+		// (waiting-webhooks.js:206-211), which is why only the node's proof says a run took an answer.
+		await eventually(async () => ((await executions(workflowId)).find((e) => e.id === wait.executionId)?.status === 'success' ? true : undefined), 30_000);
+		const whenFinished = await fetch(`${origin}${wait.resumePath}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+		const whenFinishedBody = await whenFinished.text();
 		await sleep(2_000);
+		const attempts = answered.attempts.map((a) => a.status ?? a.outcome);
+		const questionAt = (await simRequests(since)).filter((r) => r.path === '/v1/messages' && r.body.to === chat).map((r) => r.at - seen);
+		report('send-and-wait-early-answer', {
+			questionDelayMs: QUESTION_DELAY_MS,
+			attempts: answered.attempts.map((a) => ({ status: a.status ?? a.outcome, afterSeenMs: a.at - seen, ms: a.ms })),
+			messagesAtMsAfterSeen: questionAt,
+			probedWithinMs,
+			runStatusAtProbe,
+			whileRunning: { status: whileRunning.status, body: whileRunningBody.slice(0, 200) },
+			whenFinished: { status: whenFinished.status, body: whenFinishedBody.slice(0, 200) },
+		});
+
+		expect(probedWithinMs).toBeLessThan(QUESTION_DELAY_MS);
+		expect(whileRunning.status).toBe(409);
+		expect(whileRunningBody).toContain('is running already');
+		// The answer met the running run: 503 (never another failure), then 200 once it waited.
+		expect(answered.status).toBe(200);
+		expect(attempts[0]).toBe(503);
+		expect(attempts.slice(0, -1).every((status) => status === 503)).toBe(true);
+		expect(whenFinished.status).toBe(200);
+		expect(whenFinishedBody).toContain('No action required');
+		// Exactly once: one booking, the direct POSTs resumed nothing.
 		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
-		report('send-and-wait-early-answer', { attempts: answered.attempts.map((a) => a.status ?? a.outcome) });
 	});
 });
 

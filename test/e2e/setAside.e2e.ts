@@ -157,6 +157,8 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 		report('set-aside-n8n-log', { log: readN8nLog().split('\n').filter((l) => /Messaging Relay|set aside|missed|Failed to record/i.test(l)).slice(-60) });
 	});
 	const messages = await reportsOf();
+	const loggerFailed = (await allExecutions(logger)).filter((e) => e.status !== 'success').map((e) => `${e.id}: ${e.status}`);
+	report('set-aside-logger-failed', { loggerFailed });
 	// Where the reports sit in the list n8n shows (newest first): why one page is not enough.
 	const listed = await allExecutions(alert);
 	const reportPositions = listed.flatMap((e, i) => (JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed') ? [i + 1] : []));
@@ -184,6 +186,8 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 		expect(message).toMatch(new RegExp(`^This workflow missed ${n} event\\(s\\) while it could not take them \\(\\S+ to \\S+\\): number\\.disconnected × ${n}$`));
 	}
 	expect(messages.reduce((n, m) => n + countOf(m), 0)).toBe(missed.length);
+	// The healthy logger has no failed run at all (a failed run retried to success is no excuse).
+	expect(loggerFailed).toEqual([]);
 	// Nothing is reported twice: once all are reported, later checks report nothing more.
 	await sleep(12_000);
 	expect(await reportsOf()).toHaveLength(messages.length);
