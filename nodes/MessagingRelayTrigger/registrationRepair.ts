@@ -2,6 +2,7 @@ import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-wo
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
 import { saveFailedExecution } from '../shared/n8nCapabilities';
+import type { MissedSummary } from '../shared/sharedWebhook/memberHealth';
 import { askWhatWasMissed, confirmReported } from '../shared/sharedWebhook/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registration';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
@@ -140,9 +141,27 @@ export function registrationCheck(context: ITriggerFunctions): { check: () => Pr
 	};
 }
 
+/** Why the events were missed and what to do: the start of the report's description. */
+const MISSED_WHY =
+	"Its trigger failed to take the events forwarded to it for too long (an error or no answer: for example an expression in its trigger that fails), so the account's shared webhook went on without it: the other workflows received these events, and the service was told they were received and will not send them again. It takes events again since it answers. To have them, fetch them from their source or replay them.";
+
+/**
+ * The missed events one by one, for the report's description: which to fetch or replay. Each is
+ * named by its own id where it has one (missedEventId.ts). A holder of an earlier version sends
+ * counts only: then there is no list.
+ */
+function missedEventsList(missed: MissedSummary): string {
+	if (!missed.events) return '';
+	const listed = missed.events.map(({ id, type, at }) => `${id}, ${type}, ${new Date(at).toISOString()}`);
+	const notKept = missed.count - missed.events.length;
+	const rest = notKept > 0 ? ` ${notKept} more were missed, counted only (beyond the ${missed.events.length} kept one by one).` : '';
+	return `\n\nMissed events (id, type, when): ${listed.join('; ')}.${rest}`;
+}
+
 /**
  * What this workflow missed while the holder had it set aside (memberHealth.ts), as a failed
- * execution of the workflow: visible in its executions list, and it runs the error workflow.
+ * execution of the workflow: visible in its executions list, and it runs the error workflow. The
+ * message gives the counts; the description names the events.
  */
 async function reportMissedEvents(context: ITriggerFunctions, holderUrl: string) {
 	const missed = await askWhatWasMissed(context, holderUrl);
@@ -156,8 +175,7 @@ async function reportMissedEvents(context: ITriggerFunctions, holderUrl: string)
 	saveFailedExecution(
 		context,
 		new NodeOperationError(context.getNode(), `This workflow missed ${missed.count} event(s) while it could not take them (${from} to ${to}): ${types.join(', ')}`, {
-			description:
-				"Its trigger failed to take the events forwarded to it for too long (an error or no answer: for example an expression in its trigger that fails), so the account's shared webhook went on without it: the other workflows received these events, and the service was told they were received and will not send them again. It takes events again since it answers. To have them, fetch them from their source or replay them.",
+			description: MISSED_WHY + missedEventsList(missed),
 		}),
 	);
 	await confirmReported(context, holderUrl, missed.upTo);

@@ -12,6 +12,7 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
+import { missedEventId } from '../shared/sharedWebhook/missedEventId';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { routeReply } from '../shared/sharedWebhook/replyRouting';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
@@ -151,7 +152,7 @@ export class MessagingRelayTriggerVersion implements INodeType {
 		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 		//    first, a member recognises a forward of an event it already ran.
 		const atRunEnd = answersAtRunEnd(this);
-		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown') }, runsNow, !atRunEnd);
+		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown'), missedId: missedEventId(delivery.body, arrival.id) }, runsNow, !atRunEnd);
 		if (shared.kind === 'ran before') return acknowledged(shared.reason);
 		if (shared.kind === 'still running') {
 			return respond(this, { status: 503, body: { error: 'This workflow is still running the event; it answers once the execution has ended' }, headers: RETRY });

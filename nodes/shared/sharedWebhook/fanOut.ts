@@ -32,8 +32,9 @@ export interface FanOutResult {
 const NOTHING_SHARED: FanOutResult = { retryLater: false, selfAlreadyRan: false, selfOffered: false };
 
 /**
- * `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts), `eventType`
- * what a set-aside member is told it missed (memberHealth.ts). `willRunSelf`: the holder starts its
+ * `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts), `event` what a
+ * set-aside member is told it missed (memberHealth.ts): its type and the id its report names it by
+ * (missedEventId.ts). `willRunSelf`: the holder starts its
  * own run in this request and n8n answers at its start; `runsSelfAtEnd`: it would start one that
  * n8n answers at its end (its verdict decides the service's answer: ownRuns.ts).
  */
@@ -42,7 +43,7 @@ export async function fanOut(
 	state: WebhookState,
 	rawBody: string,
 	id: string,
-	eventType: string,
+	event: { type: string; missedId: string },
 	willRunSelf: boolean,
 	runsSelfAtEnd = false,
 ): Promise<FanOutResult> {
@@ -80,14 +81,14 @@ export async function fanOut(
 		} else if (answer.kind === 'unavailable' && path === ownPath) {
 			// Its own run: the request that ran it counts the verdict (ownRuns.ts). One that
 			// outlasted the offer may still succeed: not a miss.
-			if (!answer.timedOut) missedEvent(context, state, path, id, eventType);
+			if (!answer.timedOut) missedEvent(context, state, path, id, event);
 		} else if (answer.kind === 'unavailable') {
 			const health = failedHandoff(context, state, path);
 			if (!health.setAside) {
 				failed.push(path);
 				return;
 			}
-			missedEvent(context, state, path, id, eventType);
+			missedEvent(context, state, path, id, event);
 			if (health.justNow) {
 				context.logger.warn(
 					`Messaging Relay Trigger: the trigger at ${path} could not take events for ${Math.round(setAsideLimits.spanMs / 1000)} s (${setAsideLimits.failures} failed hand-offs); it is set aside: the service is answered without it, and what it misses is reported in its workflow.`,

@@ -1,7 +1,7 @@
-import type { IDataObject } from 'n8n-workflow';
+import { z } from 'zod';
 
 import { processKey, type ListenerContext } from '../processKey';
-import type { MemberRecord, WebhookState } from './webhookState';
+import type { MemberRecord, MissedEntry, WebhookState } from './webhookState';
 
 /**
  * The holder's view of each member's ability to take forwarded events, and what a member that
@@ -27,18 +27,25 @@ export const setAsideLimits = {
 };
 
 
-/** What a set-aside member is told it missed (the `missed` hand-off). */
-export interface MissedSummary extends IDataObject {
-	count: number;
+/**
+ * What a set-aside member is told it missed (the `missed` hand-off's answer). The member parses
+ * the answer with this schema: `events` is optional because a holder of an earlier version answers
+ * without it (mixed versions during an upgrade); its report then gives the counts only.
+ */
+export const missedSummarySchema = z.object({
+	count: z.number(),
 	/** Per event type, of the misses kept with their type. */
-	types: Record<string, number>;
+	types: z.record(z.string(), z.number()),
 	/** Misses beyond those, counted only. */
-	uncounted: number;
-	firstAt: number;
-	lastAt: number;
+	uncounted: z.number(),
+	firstAt: z.number(),
+	lastAt: z.number(),
 	/** Report up to this time; the member sends it back to have them forgotten. */
-	upTo: number;
-}
+	upTo: z.number(),
+	/** The kept misses one by one, oldest first: the id the report names each by (missedEventId.ts), its type, when it was missed. */
+	events: z.array(z.object({ id: z.string(), type: z.string(), at: z.number() })).optional(),
+});
+export type MissedSummary = z.infer<typeof missedSummarySchema>;
 
 const inMemory = new Map<string, Record<string, MemberRecord>>();
 
@@ -46,7 +53,7 @@ function mergeRecord(a: MemberRecord | undefined, b: MemberRecord | undefined): 
 	if (!a || !b) return a ?? b;
 	const [newer, older] = a.changedAt >= b.changedAt ? [a, b] : [b, a];
 	const clearedUpTo = Math.max(a.clearedUpTo ?? 0, b.clearedUpTo ?? 0);
-	const missed: Record<string, [string, number]> = {};
+	const missed: Record<string, MissedEntry> = {};
 	for (const [id, miss] of [...Object.entries(older.missed ?? {}), ...Object.entries(newer.missed ?? {})]) {
 		if (miss[1] > clearedUpTo) missed[id] = miss;
 	}
@@ -97,13 +104,16 @@ export function failedHandoff(context: ListenerContext, state: WebhookState, pat
 	return { setAside, justNow: setAside };
 }
 
-/** A set-aside member did not take this event: it is recorded as missed for it. */
-export function missedEvent(context: ListenerContext, state: WebhookState, path: string, id: string, type: string, now = Date.now()) {
+/**
+ * A set-aside member did not take this event: it is recorded as missed for it, under the holder's
+ * delivery id `id` (a redelivery is one miss), with the id its report names it by.
+ */
+export function missedEvent(context: ListenerContext, state: WebhookState, path: string, id: string, event: { type: string; missedId: string }, now = Date.now()) {
 	const record = read(context, state, path) ?? { changedAt: now, failures: 0 };
 	const missed = { ...(record.missed ?? {}) };
 	let uncounted = record.missedUncounted ?? 0;
 	if (missed[id] === undefined) {
-		if (Object.keys(missed).length < setAsideLimits.missedKept) missed[id] = [type, now];
+		if (Object.keys(missed).length < setAsideLimits.missedKept) missed[id] = [event.type, now, event.missedId];
 		else uncounted += 1;
 	}
 	write(context, state, path, { ...record, missed, ...(uncounted > 0 ? { missedUncounted: uncounted } : {}), changedAt: Math.max(record.changedAt, now) });
@@ -112,12 +122,13 @@ export function missedEvent(context: ListenerContext, state: WebhookState, path:
 /** What the member at `path` missed and was not told yet, or undefined. */
 export function missedSummary(context: ListenerContext, state: WebhookState, path: string, now = Date.now()): MissedSummary | undefined {
 	const record = read(context, state, path);
-	const misses = Object.values(record?.missed ?? {});
+	// A miss recorded before the event's own id was kept is named by the holder's delivery id.
+	const misses = Object.entries(record?.missed ?? {}).map(([ledgerId, [type, at, missedId]]) => ({ id: missedId ?? `delivery ${ledgerId}`, type, at }));
 	const uncounted = record?.missedUncounted ?? 0;
 	if (misses.length === 0 && uncounted === 0) return undefined;
 	const types: Record<string, number> = {};
-	for (const [type] of misses) types[type] = (types[type] ?? 0) + 1;
-	const times = misses.map(([, at]) => at);
+	for (const { type } of misses) types[type] = (types[type] ?? 0) + 1;
+	const times = misses.map(({ at }) => at);
 	return {
 		count: misses.length + uncounted,
 		types,
@@ -125,6 +136,7 @@ export function missedSummary(context: ListenerContext, state: WebhookState, pat
 		firstAt: times.length ? Math.min(...times) : now,
 		lastAt: times.length ? Math.max(...times) : now,
 		upTo: times.length ? Math.max(...times) : now,
+		events: misses.sort((a, b) => a.at - b.at || (a.id < b.id ? -1 : 1)),
 	};
 }
 

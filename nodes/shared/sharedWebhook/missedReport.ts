@@ -1,6 +1,6 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
 
-import type { MissedSummary } from './memberHealth';
+import { missedSummarySchema, type MissedSummary } from './memberHealth';
 import { sendHandoff } from './peerClient';
 import { webhookState } from './webhookState';
 
@@ -24,6 +24,6 @@ async function missedHandoff(context: ITriggerFunctions, holderUrl: string, extr
 	const body = JSON.stringify({ member: new URL(ownUrl).pathname, ...extra });
 	const answer = await sendHandoff(context, shareKey, 'missed', holderUrl, body);
 	if (answer.kind !== 'member') return undefined;
-	const missed = (answer.body as { missed?: MissedSummary | null } | undefined)?.missed;
-	return missed && typeof missed.count === 'number' && missed.count > 0 ? missed : undefined;
+	const parsed = missedSummarySchema.safeParse((answer.body as { missed?: unknown } | undefined)?.missed);
+	return parsed.success && parsed.data.count > 0 ? parsed.data : undefined;
 }

@@ -28,7 +28,8 @@ export type SharedOutcome =
 const GO_ON: SharedOutcome = { kind: 'go on' };
 
 /**
- * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id and event type; `runsNow`: this trigger starts its execution now
+ * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id, event type and the id a
+ * set-aside member's report names it by (missedEventId.ts); `runsNow`: this trigger starts its execution now
  * (it wants the event and does not hold it in a burst); `answersAtStart`: n8n answers when the execution
  * starts, so the holder starts its own even when it answers 503; false when n8n answers at the
  * execution's end (acknowledgement.ts): the holder's run waits for the redelivery, and a member's
@@ -38,7 +39,7 @@ export async function shareDelivery(
 	context: IWebhookFunctions,
 	state: WebhookState,
 	from: 'service' | 'trigger',
-	delivery: { text: string; id: string; type: string },
+	delivery: { text: string; id: string; type: string; missedId: string },
 	runsNow: boolean,
 	answersAtStart = true,
 ): Promise<SharedOutcome> {
@@ -61,7 +62,7 @@ export async function shareDelivery(
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
 	if (!state.webhookUrl) return GO_ON;
 	const runsSelfNow = runsNow && answersAtStart;
-	const shared = await fanOut(context, state, delivery.text, delivery.id, delivery.type, runsSelfNow, runsNow && !answersAtStart);
+	const shared = await fanOut(context, state, delivery.text, delivery.id, { type: delivery.type, missedId: delivery.missedId }, runsSelfNow, runsNow && !answersAtStart);
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
 	if (shared.retryLater) return { kind: 'retry later', runSelf: runsSelfNow && !shared.selfAlreadyRan };
 	if (shared.selfAlreadyRan) return { kind: 'ran before', reason: 'already ran at an earlier delivery' };

@@ -59,6 +59,9 @@ export interface LedgerEntry extends IDataObject {
 	ran?: string[];
 }
 
+/** One missed event in a member's record: [event type, time, its id for the report]. */
+export type MissedEntry = [string, number] | [string, number, string];
+
 /** One member in the holder's record of members (memberHealth.ts), under its path. */
 export interface MemberRecord extends IDataObject {
 	/** When this member's state was last written (ms since epoch): the newest write wins. */
@@ -69,8 +72,11 @@ export interface MemberRecord extends IDataObject {
 	since?: number;
 	/** When it was set aside, if it is. */
 	setAsideAt?: number;
-	/** Events it missed while set aside: delivery id → [event type, time]. */
-	missed?: Record<string, [string, number]>;
+	/**
+	 * Events it missed while set aside: ledger id (deliveryLedger.ts) → [event type, time, the id
+	 * its report names it by (missedEventId.ts)]. Written before that id was kept: [type, time].
+	 */
+	missed?: Record<string, MissedEntry>;
 	/** Missed events beyond `setAsideLimits.missedKept` (memberHealth.ts), counted only (the newest write's count). */
 	missedUncounted?: number;
 	/** Misses up to this time were reported to the member and are forgotten. */

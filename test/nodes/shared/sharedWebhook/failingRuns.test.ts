@@ -11,6 +11,7 @@ import { parseRegistration } from '../../../../nodes/shared/sharedWebhook/regist
 import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../fixtures/simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
+import { missedEventsIn } from '../../../support/missedEvents';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -98,7 +99,8 @@ test('the holder\'s own runs failing: 500 until 3 failures over the bound, then 
 	expect(logger.failedRuns).toBe(5);
 	const disconnect = event('number.disconnected');
 	expect(await deliver(disconnect)).toBe(200);
-	expect(await deliver(event('group.updated'))).toBe(200);
+	const groupUpdate = event('group.updated');
+	expect(await deliver(groupUpdate)).toBe(200);
 	expect(handoffsTo(logger)).toBe(3);
 	expect([reply.productionEvents.length, alert.productionEvents.length]).toEqual([1, 1]);
 	expect(reply.failedRuns + alert.failedRuns).toBe(0);
@@ -119,6 +121,12 @@ test('the holder\'s own runs failing: 500 until 3 failures over the bound, then 
 	const report = await logger.registrationCheckTick();
 	expect(report.failed.map((e) => e.message)).toEqual([
 		expect.stringMatching(/^This workflow missed 3 event\(s\) while it could not take them \(\S+ to \S+\): (message\.received|number\.disconnected|group\.updated) × 1, /),
+	]);
+	// Named one by one, by the ids the service sent, in the order they were missed.
+	expect(missedEventsIn(report.failed[0].description)?.events.map(({ id, type }) => [id, type])).toEqual([
+		[message.deliveryId, 'message.received'],
+		[disconnect.deliveryId, 'number.disconnected'],
+		[groupUpdate.deliveryId, 'group.updated'],
 	]);
 	expect((await logger.registrationCheckTick()).failed).toEqual([]);
 	expect((await reply.registrationCheckTick()).failed).toEqual([]);

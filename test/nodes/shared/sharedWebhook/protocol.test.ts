@@ -11,6 +11,7 @@ import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../fixtures/simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 import { secretDigest } from '../../../../nodes/shared/sharedWebhook/webhookState';
+import { missedEventsIn } from '../../../support/missedEvents';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -307,10 +308,63 @@ describe('a member that cannot take events for long is set aside (memberHealth.t
 			expect.stringMatching(/^This workflow missed 3 event\(s\) while it could not take them \(\S+ to \S+\): number\.disconnected × 2, 1 more of types not kept$/),
 		]);
 		expect(report.failed[0].description).toContain('the service was told they were received');
+		// The description names the kept ones by the ids the service sent, oldest first, and the rest by count.
+		expect(missedEventsIn(report.failed[0].description)).toEqual({
+			events: [
+				{ id: 'set-aside-1', type: 'number.disconnected', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+				{ id: `round-${deliveryRound - 1}`, type: 'number.disconnected', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+			],
+			notKept: 1,
+		});
 		expect((await w.alert.registrationCheckTick()).failed).toEqual([]);
 		// The holder and the member that never failed report nothing.
 		expect((await w.reply.registrationCheckTick()).failed).toEqual([]);
 		expect((await w.groups.registrationCheckTick()).failed).toEqual([]);
+	});
+});
+
+describe('a missed-events report across versions (memberHealth.ts, missedReport.ts)', () => {
+	/** Misses in the holder's stored record for `member`, as a holder writes them (or, without ids, as the version before did). */
+	function recordMisses(holder: SharedWorkflow, member: SharedWorkflow, missed: Record<string, unknown[]>) {
+		const db = JSON.parse(holder.db) as Record<string, { members?: object }>;
+		const node = db[`node:${holder.node.name}`];
+		node.members = { ...node.members, [member.productionPath]: { changedAt: Date.now(), failures: 0, missed } };
+		holder.db = JSON.stringify(db);
+	}
+	const at = Date.now() - 60_000;
+
+	test('a holder of the version before answers without ids: the member still reports the counts, once, and lists none', async () => {
+		const w = threeWorkflows();
+		for (const x of [w.alert, w.groups, w.reply]) await x.publish();
+		expect(holderOf(Object.values(w))).toBe(w.reply);
+		recordMisses(w.reply, w.alert, { 'ledger-1': ['number.disconnected', at, 'dlv-1'], 'ledger-2': ['number.disconnected', at + 1_000, 'dlv-2'] });
+		w.reply.answersMissedWithoutIds = true;
+
+		const report = await w.alert.registrationCheckTick();
+		expect(report.failed.map((e) => e.message)).toEqual([
+			`This workflow missed 2 event(s) while it could not take them (${new Date(at).toISOString()} to ${new Date(at + 1_000).toISOString()}): number.disconnected × 2`,
+		]);
+		expect(report.failed[0].description).toContain('the service was told they were received');
+		expect(report.failed[0].description).not.toContain('Missed events');
+		expect(missedEventsIn(report.failed[0].description)).toBeUndefined();
+		// It confirmed them: the holder forgot them.
+		expect((await w.alert.registrationCheckTick()).failed).toEqual([]);
+	});
+
+	test("misses a holder recorded before the upgrade (no id kept) are named by the holder's delivery id, with those recorded after by theirs", async () => {
+		const w = threeWorkflows();
+		for (const x of [w.alert, w.groups, w.reply]) await x.publish();
+		recordMisses(w.reply, w.alert, { 'c0ffee': ['group.updated', at], 'ledger-2': ['number.disconnected', at + 1_000, 'dlv-2'] });
+
+		const report = await w.alert.registrationCheckTick();
+		expect(report.failed.map((e) => e.message)).toEqual([expect.stringMatching(/^This workflow missed 2 event\(s\) while it could not take them \(\S+ to \S+\): (group\.updated × 1, number\.disconnected × 1|number\.disconnected × 1, group\.updated × 1)$/)]);
+		expect(missedEventsIn(report.failed[0].description)).toEqual({
+			events: [
+				{ id: 'delivery c0ffee', type: 'group.updated', at: new Date(at).toISOString() },
+				{ id: 'dlv-2', type: 'number.disconnected', at: new Date(at + 1_000).toISOString() },
+			],
+			notKept: 0,
+		});
 	});
 });
 
