@@ -1,19 +1,40 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * Soak: 5,000 deliveries of mixed event types, 10% of them with a bad secret, as fast as the
- * machine takes them (24 at once). Every good delivery gives exactly one successful execution
- * carrying it; every bad one a 401 and none. Reports deliveries/s and n8n's memory.
+ * machine takes them (24 at once), to the trigger as new workflows get it (version 3, answering when
+ * the execution has ended). Every good delivery gives exactly one successful execution carrying it;
+ * every bad one a 401 and none. Reports deliveries/s and n8n's memory.
+ *
+ * n8n runs with lazy isolate acquisition for it (N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true, restarted
+ * before and after): n8n as shipped builds an expression isolate for every execution, which the
+ * package's code never sees (docs/performance.md): the 5,000 took 8.5 minutes of CI that way, against
+ * the budget of a cold CI run under 45 minutes (issue 25). What this soak proves, one execution per
+ * good delivery and none per bad one, is the package's; the rate as n8n ships is the benchmark's
+ * (`npm run bench`), and every other end-to-end suite runs n8n as shipped. SOAK_AS_SHIPPED=1 runs it
+ * without the restarts.
  */
 import type { IDataObject } from 'n8n-workflow';
 
 import { sample, sampleEventTypes } from '../fixtures/events';
-import { allExecutions, api, eventually, n8nMemoryMb, nodeItems, productionUrl, report, sim, triggerWorkflow } from '../support/e2e';
+import { allExecutions, api, eventually, info, n8nMemoryMb, nodeItems, productionUrl, report, restartN8n, sim, triggerWorkflow } from '../support/e2e';
 
 const WEBHOOK_ID = '5e1f2a3b-4c5d-4e6f-8a70-8192a3b4c5d6';
 const TOTAL = 5000;
 const CONCURRENCY = 24;
+/** The setting the soak runs n8n with (n8n's @n8n/config, expression-engine.config.js:87). */
+const LAZY = 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE';
+const lazy = process.env.SOAK_AS_SHIPPED !== '1' && info.n8nVersion.startsWith('2.');
+
+beforeAll(async () => {
+	if (lazy) await restartN8n({ env: { [LAZY]: 'true' } });
+}, 360_000);
+
+afterAll(async () => {
+	if (lazy) await restartN8n({ env: { [LAZY]: undefined } });
+}, 360_000);
 
 test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good delivery`, async () => {
-	const { workflowId } = await triggerWorkflow({ name: 'e2e: soak', apiKey: 'sim-key-soak', webhookId: WEBHOOK_ID, events: ['*'] });
+	const { workflowId } = await triggerWorkflow({ name: 'e2e: soak', apiKey: 'sim-key-soak', webhookId: WEBHOOK_ID, events: ['*'], typeVersion: 3 });
 	await api('POST', `/workflows/${workflowId}/activate`);
 	const secret = ((await sim('GET', '/webhooks')) as Record<string, { secret: string }>).acct_soak.secret;
 	const url = productionUrl(WEBHOOK_ID);
@@ -65,6 +86,7 @@ test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good
 		concurrency: CONCURRENCY,
 		seconds: Math.round(seconds * 10) / 10,
 		deliveriesPerSecond: Math.round(TOTAL / seconds),
+		n8n: lazy ? `${LAZY}=true` : 'as shipped',
 		n8nMemoryStartMb: memoryStartMb,
 		n8nMemoryEndMb: memoryEndMb,
 	});

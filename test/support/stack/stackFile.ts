@@ -84,10 +84,20 @@ export const n8nMemoryMb = (info: StackInfo): number => memoryMb(info.n8nPid).rs
  * Stops n8n (SIGTERM, as a host would; or `signal: 'SIGKILL'`, as the out-of-memory killer or
  * `docker kill` would) and starts it again on the same user folder and database, then waits until
  * it answers. The stack file is updated with the new process. `onStopped` runs once the old
- * process is gone, before the new one starts.
+ * process is gone, before the new one starts. `env` changes n8n's environment from this start on
+ * (an undefined value removes the variable); the stack file keeps it for later restarts.
  */
-export async function restartN8n(file = stackFilePath(), { signal = 'SIGTERM', onStopped }: { signal?: NodeJS.Signals; onStopped?: () => void } = {}): Promise<void> {
-	const info = readStackFile(file);
+export async function restartN8n(
+	file = stackFilePath(),
+	{ signal = 'SIGTERM', onStopped, env: changes = {} }: { signal?: NodeJS.Signals; onStopped?: () => void; env?: Record<string, string | undefined> } = {},
+): Promise<void> {
+	const stopping = readStackFile(file);
+	const env = { ...stopping.env };
+	for (const [name, value] of Object.entries(changes)) {
+		if (value === undefined) delete env[name];
+		else env[name] = value;
+	}
+	const info = { ...stopping, env };
 	process.kill(info.n8nPid, signal);
 	const stopped = await waitUntil('n8n to stop', () => !alive(info.n8nPid), { timeoutMs: 30_000, intervalMs: 20 }).catch(() => false);
 	if (!stopped) process.kill(info.n8nPid, 'SIGKILL');
