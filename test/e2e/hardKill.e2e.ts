@@ -8,8 +8,9 @@
  *   - every delivery ends with a 2xx, and no event the service got its 2xx for is lost: each
  *     workflow has a successful execution of every event it selects;
  *   - an event runs twice only where n8n gives no way to know it ran, and each such case is
- *     attributed: a run the kill cut (n8n marks it `crashed`; its redelivery runs it again), or a
- *     run that had finished within moments of the kill, before its answer went out;
+ *     attributed (hardKillRules.ts): a run the kill cut (n8n marks it `crashed`; its redelivery runs
+ *     it again), or a run that had finished when a kill cut the attempt that carried it, before its
+ *     answer went out;
  *   - the balancer closes n8n's start-up window: n8n itself answers 200 "starting up" and 404 for
  *     a while after its start (a direct probe counts them); through the balancer the sender never
  *     gets either.
@@ -20,6 +21,7 @@ import { sleep } from 'n8n-workflow';
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
 import { allExecutions, api, eventually, finishedExecutions, productionUrl, report, restartN8n, sim, triggerWorkflow, type Execution, viaBalancer } from '../support/e2e';
+import { doubleRunVerdict, FAILING_AFTER_BACK_MS, failuresSecondsAfterBack, killThatCut } from './hardKillRules';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
@@ -32,25 +34,12 @@ const SENDING_MS = 70_000;
 const CONCURRENCY = 4;
 /** When n8n is killed, counted from the start of the sending. */
 const KILLS_AT_MS = [15_000, 42_000];
-/** A second successful run counts as "finished just before the kill" if its first ended this close before a kill. */
-const FINISHED_BEFORE_KILL_MS = 2_000;
 /**
- * At most this many events may run to the end twice that way: the window between a run's end and its
- * answer, and for a member until the next save of its workflow carries its record (docs/shared-webhook.md).
+ * At most this many events may run to the end twice (rule 2 of hardKillRules.ts): the window between a
+ * run's end and its answer, and for a member until the next save of its workflow carries its record
+ * (docs/shared-webhook.md).
  */
 const FINISHED_TWICE_LIMIT = 6;
-/**
- * A run the kill cut started at most this long before the kill: each run waits 1 s, and on this
- * shared 2-core machine its start and its save take a few seconds more under the soak's load. The
- * longest seen is in the report (cutRunMaxAgeSeconds).
- */
-const CUT_RUN_MS = 10_000;
-/**
- * The service may still see failures this long after n8n serves again (restartN8n's n8nServes):
- * the balancer puts n8n back after one good readiness check (every 500 ms, balancer.ts), so an
- * attempt meanwhile gets HAProxy's 503. The sender's pauses do not count: only an attempt's end does.
- */
-const FAILING_AFTER_BACK_MS = 3_000;
 
 const TYPES = ['message.received', 'number.disconnected', 'group.updated'] as const;
 const definitions = [
@@ -145,26 +134,16 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	};
 	const lost: string[] = [];
 	const cutAndRunAgain: string[] = [];
-	const finishedTwice: Array<{ pair: string; explained: boolean }> = [];
+	const finishedTwice: Array<{ pair: string; explained: boolean; why?: string; endedBeforeKillSeconds: number[]; runs: string[]; attempts: string[] }> = [];
+	// Seconds since the start of the sending, for the report: a failure is diagnosed from it alone.
+	const rel = (at: string | number | null | undefined) => (at == null ? '?' : ((typeof at === 'number' ? at : Date.parse(at)) - start) / 1000);
 	// Each run that did not succeed is explained: n8n marked it `crashed` at its next start, and it
-	// was in flight at a kill (started before it, at most CUT_RUN_MS earlier: the runs wait 1 s). A
+	// was in flight at a kill (started before it, at most CUT_RUN_MS earlier: hardKillRules.ts). A
 	// node's own error (status `error`) is not a cut, and is not excused by a later success.
 	// Every execution is checked, with or without an event, whichever event it ran.
 	const unexplainedFailedRuns: string[] = [];
 	const cutRunAges: number[] = [];
 	const cut = new Set<string>();
-	const cutByKill = (run: Execution) => {
-		if (run.status !== 'crashed' || !run.startedAt) return false;
-		const started = Date.parse(run.startedAt);
-		const kill = kills.find((k) => started <= k.at && k.at - started <= CUT_RUN_MS);
-		if (kill) cutRunAges.push(kill.at - started);
-		return kill !== undefined;
-	};
-	// An attempt of the delivery that the kill cut: sent before the run it started, in flight at
-	// that kill, and not answered 2xx (HAProxy answers 502/503 for a request whose n8n died, or the
-	// connection drops), so the service never got the answer and sent the event again.
-	const attemptCutAt = (delivery: (typeof deliveries)[number], at: number, runStarted: number) =>
-		(delivery.result?.attempts ?? []).some((a) => a.at <= runStarted && a.at <= at && a.at + a.ms >= at && (a.outcome !== 'status' || (a.status ?? 0) >= 500));
 	const statuses: Record<string, number> = {};
 	let withoutEvent = 0;
 	for (const id of ids) {
@@ -172,7 +151,7 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		for (const execution of listed.get(id)!) {
 			statuses[execution.status] = (statuses[execution.status] ?? 0) + 1;
 			const deliveryId = deliveryIdOf(execution);
-			if (cutByKill(execution)) cut.add(execution.id);
+			if (killThatCut(execution, kills, cutRunAges)) cut.add(execution.id);
 			else if (execution.status !== 'success') {
 				unexplainedFailedRuns.push(`${definitions[ids.indexOf(id)].name} ${deliveryId ?? 'no event'}: ${execution.status} started ${execution.startedAt}`);
 			}
@@ -189,25 +168,25 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 			if (succeeded.length === 0) lost.push(`${pair}: ${runs.map((r) => r.status).join(',') || 'no run'}`);
 			if (succeeded.length === 1 && runs.length > 1 && runs.every((r) => r.status === 'success' || cut.has(r.id))) cutAndRunAgain.push(`${pair}: ${runs.map((r) => r.status).join(',')}`);
 			if (succeeded.length > 1) {
-				const firstEnd = Date.parse(succeeded[0].stoppedAt!);
-				// Excused only by a kill just after the first run ended AND an attempt of this
-				// delivery cut at that kill (its answer was lost, so the service sent it again).
-				const firstStart = Date.parse(succeeded[0].startedAt!);
-				const explained = kills.some((k) => k.at >= firstEnd - 200 && k.at - firstEnd <= FINISHED_BEFORE_KILL_MS && attemptCutAt(delivery, k.at, firstStart));
-				finishedTwice.push({ pair, explained });
+				// Excused only when each earlier run was carried by its own attempt of this delivery
+				// that a kill after the run cut (its answer was lost, so the service sent it again).
+				const attempts = delivery.result?.attempts ?? [];
+				const verdict = doubleRunVerdict(succeeded, attempts, kills);
+				finishedTwice.push({
+					pair,
+					explained: verdict.why === null,
+					...(verdict.why ? { why: verdict.why } : {}),
+					endedBeforeKillSeconds: verdict.endedBeforeKillSeconds,
+					runs: runs.map((r) => `${r.id} ${r.status} ${rel(r.startedAt)}-${rel(r.stoppedAt)}`),
+					attempts: attempts.map((a) => `${rel(a.at)}+${a.ms / 1000} ${a.status ?? a.outcome}`),
+				});
 			}
 		}
 	}
 	const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
 	// How long after n8n was back the service still saw a failure (an answer other than 2xx, a drop,
-	// a refusal, a time-out), per kill: the last such attempt's end, counted until the next kill
-	// (an attempt that kill cut ends after it and belongs to it).
-	const failuresAfterBack = kills.map((k, i) => {
-		const back = k.at + k.backAfterMs;
-		const until = kills[i + 1]?.at ?? Infinity;
-		const ends = attempts.filter((a) => (a.outcome !== 'status' || (a.status ?? 0) >= 300) && a.at + a.ms >= back && a.at + a.ms < until).map((a) => a.at + a.ms);
-		return ends.length ? (Math.max(...ends) - back) / 1000 : 0;
-	});
+	// a refusal, a time-out), per kill.
+	const failuresAfterBack = failuresSecondsAfterBack(attempts, kills);
 	const figures = {
 		deliveries: deliveries.length,
 		attempts: attempts.length,
@@ -222,6 +201,8 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		failuresSecondsAfterBack: failuresAfterBack,
 		finishedTwice: finishedTwice.length,
 		finishedTwiceUnexplained: finishedTwice.filter((f) => !f.explained).length,
+		// How long before the kill that cut its answer each excused earlier run ended (rule 2).
+		finishedBeforeKillMaxSeconds: Math.max(0, ...finishedTwice.flatMap((f) => f.endedBeforeKillSeconds)),
 	};
 	report('hard-kill (single process)', { ...figures, lostSample: lost.slice(0, 10), cutSample: cutAndRunAgain.slice(0, 5), finishedTwice, unexplainedFailedRuns: unexplainedFailedRuns.slice(0, 10) });
 

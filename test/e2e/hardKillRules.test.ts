@@ -1,0 +1,97 @@
+/**
+ * The single-process SIGKILL soak's rules (hardKillRules.ts) bite: each is fed the timeline of a
+ * real run of the soak (2026-11-26: delivery hard-kill-27, whose member run ended 0.76 s before the
+ * first kill while the holder's run was cut) and then the same timeline broken the way the rule
+ * exists to catch. Times are seconds from the start of the sending, as the soak reports them.
+ */
+import type { DeliveryAttempt } from '../fixtures/retrying-sender';
+import { doubleRunVerdict, failuresSecondsAfterBack, killThatCut, type KillTime, type RunTimes } from './hardKillRules';
+
+const T0 = Date.parse('2026-11-26T01:44:00.000Z');
+const at = (seconds: number) => T0 + Math.round(seconds * 1000);
+const iso = (seconds: number) => new Date(at(seconds)).toISOString();
+const run = (id: string, status: string, from: number, to: number): RunTimes => ({ id, status, startedAt: iso(from), stoppedAt: iso(to) });
+const attempt = (from: number, seconds: number, answer: number | 'dropped'): DeliveryAttempt =>
+	answer === 'dropped' ? { outcome: 'dropped', at: at(from), ms: seconds * 1000 } : { outcome: 'status', status: answer, at: at(from), ms: seconds * 1000 };
+
+/** Killed at 15.0 s (back 22.9 s later) and at 42.0 s (back 24.2 s later). */
+const kills: KillTime[] = [
+	{ at: at(15.001), backAfterMs: 22_913 },
+	{ at: at(42.0), backAfterMs: 24_222 },
+];
+/** Delivery hard-kill-27's attempts in that run (abridged: the 503s while n8n was down). */
+const attempts27 = [attempt(13.07, 2.16, 'dropped'), attempt(15.431, 3.02, 503), attempt(36.536, 0.006, 503), attempt(40.543, 1.727, 502), attempt(66.292, 0.002, 503), attempt(70.296, 3.376, 200)];
+/** The member's two runs of it: the first ended 0.76 s before the first kill, whose cut attempt lost its answer. */
+const memberRuns = [run('45', 'success', 13.232, 14.242), run('55', 'success', 71.508, 72.621)];
+
+describe('rule 2: an event run to success again is excused only by a kill that cut the attempt that carried the earlier run', () => {
+	test('the real timeline is explained, with how long before the kill the first run ended', () => {
+		expect(doubleRunVerdict(memberRuns, attempts27, kills)).toEqual({ why: null, endedBeforeKillSeconds: [0.759] });
+		// In whatever order n8n lists them.
+		expect(doubleRunVerdict([...memberRuns].reverse(), attempts27, kills).why).toBeNull();
+	});
+
+	test('the attempt in flight at the kill must have lost its answer, and must have carried the run', () => {
+		// The attempt in flight at the kill got its 200: the service had its answer.
+		const answered = [attempt(13.07, 2.16, 200), ...attempts27.slice(1)];
+		expect(doubleRunVerdict(memberRuns, answered, kills).why).toMatch(/^its run 45 \(ended .*\) was carried by no attempt that a later kill cut$/);
+		// A trigger's own 503 that came back before the kill reached no run.
+		const earlier503 = [attempt(13.07, 1.0, 503), ...attempts27.slice(1)];
+		expect(doubleRunVerdict(memberRuns, earlier503, kills).why).toMatch(/was carried by no attempt that a later kill cut$/);
+		// The cut attempt was sent after the run had started: another attempt carried that run.
+		const later = [attempt(13.5, 1.7, 'dropped'), ...attempts27.slice(1)];
+		expect(doubleRunVerdict(memberRuns, later, kills).why).toMatch(/was carried by no attempt that a later kill cut$/);
+		// A kill before the run ended did not cut its answer (it would have cut the run).
+		const endedAfterKill = [run('45', 'success', 14.0, 15.5), memberRuns[1]];
+		expect(doubleRunVerdict(endedAfterKill, [attempt(13.9, 1.5, 'dropped'), ...attempts27.slice(1)], kills).why).toMatch(/was carried by no attempt that a later kill cut$/);
+	});
+
+	test('one cut attempt excuses one extra run, not two', () => {
+		const thrice = [run('45', 'success', 13.232, 14.242), run('46', 'success', 13.3, 14.5), memberRuns[1]];
+		expect(doubleRunVerdict(thrice, attempts27, kills).why).toMatch(/^its run 46 .*carried by no attempt that a later kill cut$/);
+		// With a second attempt cut at the same kill that carried the other run, both are excused.
+		const two = [...attempts27, attempt(13.25, 2.0, 'dropped')];
+		expect(doubleRunVerdict(thrice, two, kills).why).toBeNull();
+	});
+
+	test('two runs after the last kill are never excused', () => {
+		expect(doubleRunVerdict([run('60', 'success', 70.4, 71.4), run('61', 'success', 71.5, 72.5)], attempts27, kills).why).toMatch(/after the last kill$/);
+	});
+});
+
+describe('rule 1: a run that did not succeed was cut by a kill', () => {
+	test('crashed, started before a kill and at most 10 s before it', () => {
+		const ages: number[] = [];
+		expect(killThatCut(run('50', 'crashed', 14.3, 14.4), kills, ages)).toBe(kills[0]);
+		expect(ages).toEqual([701]);
+	});
+
+	test('a node\'s error, a crash that started after the kill or long before it, is not a cut', () => {
+		expect(killThatCut(run('51', 'error', 14.3, 14.9), kills)).toBeUndefined();
+		expect(killThatCut(run('52', 'crashed', 15.2, 15.3), kills)).toBeUndefined();
+		expect(killThatCut(run('53', 'crashed', 4.9, 5.0), kills)).toBeUndefined();
+		expect(killThatCut({ id: '54', status: 'crashed', startedAt: null }, kills)).toBeUndefined();
+	});
+});
+
+describe('rule 3: once n8n is back, the service stops seeing failures within 3 s', () => {
+	const back = [15.001 + 22.913, 42.0 + 24.222];
+	test('the real timeline: the 502 at 42 s belongs to the second kill; a 503 sent 0.07 s after n8n was back (before the balancer saw it ready)', () => {
+		const [first, second] = failuresSecondsAfterBack(attempts27, kills);
+		expect(first).toBe(0);
+		expect(second).toBeCloseTo(0.072, 3);
+	});
+
+	test('a failure after n8n was back is measured to its end, per kill', () => {
+		const late = [...attempts27, attempt(back[0] + 3.5, 0.5, 503), attempt(back[1] + 1, 0.2, 'dropped')];
+		const seconds = failuresSecondsAfterBack(late, kills);
+		expect(seconds[0]).toBeCloseTo(4.0, 3);
+		expect(seconds[1]).toBeCloseTo(1.2, 3);
+		// The soak's bound is 3 s: the first would fail it.
+		expect(seconds.filter((s) => s * 1000 > 3_000)).toHaveLength(1);
+	});
+
+	test('a 2xx, or a failure that ended before n8n was back, does not count', () => {
+		expect(failuresSecondsAfterBack([attempt(back[0] + 5, 1, 200), attempt(back[0] - 2, 1.5, 503)], kills)).toEqual([0, 0]);
+	});
+});

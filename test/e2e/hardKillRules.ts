@@ -1,0 +1,106 @@
+/**
+ * What the single-process SIGKILL soak accepts (hardKill.e2e.ts), as pure functions of what it saw:
+ * n8n's executions (status, startedAt, stoppedAt), the sender's attempts per delivery and the kills.
+ * Kept apart from the soak so that each rule is shown to bite on a timeline that breaks it
+ * (hardKillRules.test.ts), which the soak itself cannot do: n8n decides its own timing.
+ *
+ *   1. A run that did not succeed was cut by a kill: n8n marked it `crashed` at its next start
+ *      (execution-recovery.service.js:115-166) and it started before that kill, at most
+ *      CUT_RUN_MS earlier. A node's own error (`error`) is never excused.
+ *   2. An event that ran to success more than once in a workflow did so because the service never
+ *      got the answer of the attempt that carried the earlier run: each run but the last is matched
+ *      to its own attempt of that delivery that was sent before the run started and was still in
+ *      flight at a kill that came after the run ended, and that did not get a 2xx (dropped, or
+ *      HAProxy's 502/503 for a request whose n8n died). Nothing else excuses a second run: not a
+ *      kill nearby, not an attempt that got its answer, not one sent after the run had started,
+ *      not the same cut attempt twice. (A first version also required the kill within 2 s of the
+ *      run's end. That is the usual gap, not a bound n8n gives: a member's record is saved by the
+ *      next request of its workflow, docs/shared-webhook.md "Races", and the holder answers only
+ *      after its own run and its saves; CI failed on it once, 2026-11-26, with no timeline kept. The
+ *      gap is now reported per pair, finishedBeforeKillSeconds.)
+ *   3. Once n8n is back behind the balancer, the service stops seeing failures within
+ *      FAILING_AFTER_BACK_MS (the balancer puts n8n back after one good readiness check, every
+ *      500 ms: an attempt meanwhile gets HAProxy's 503).
+ */
+import type { DeliveryAttempt } from '../fixtures/retrying-sender';
+
+/** A run the kill cut started at most this long before it: each run waits 1 s; its start and save take a few seconds more under the soak's load on 2 cores. */
+export const CUT_RUN_MS = 10_000;
+/** The service may still see failures this long after n8n serves again (restartN8n's readiness wait). */
+export const FAILING_AFTER_BACK_MS = 3_000;
+/** n8n's stoppedAt and the test's clock are the same clock, but n8n stores milliseconds after its own work: this much slack. */
+const CLOCK_SLACK_MS = 200;
+
+export interface KillTime {
+	/** When SIGKILL was sent (ms since epoch). */
+	at: number;
+	/** How long until n8n served again. */
+	backAfterMs: number;
+}
+
+export interface RunTimes {
+	id: string;
+	status: string;
+	startedAt?: string | null;
+	stoppedAt?: string | null;
+}
+
+/** Whether the attempt failed as the service sees it: no 2xx (a drop, a refusal, a time-out, or any other status). */
+const failedAttempt = (a: DeliveryAttempt) => a.outcome !== 'status' || (a.status ?? 0) >= 300;
+
+/** The kill that cut this run (rule 1), or undefined. `ages` collects how long before the kill each cut run started. */
+export function killThatCut(run: RunTimes, kills: KillTime[], ages?: number[]): KillTime | undefined {
+	if (run.status !== 'crashed' || !run.startedAt) return undefined;
+	const started = Date.parse(run.startedAt);
+	const kill = kills.find((k) => started <= k.at && k.at - started <= CUT_RUN_MS);
+	if (kill) ages?.push(kill.at - started);
+	return kill;
+}
+
+/** Whether the attempt was cut by the kill at `killAt`: in flight at it, and no 2xx (a drop, or HAProxy's 502/503 for a request whose n8n died). */
+const cutBy = (a: DeliveryAttempt, killAt: number) => a.at <= killAt && a.at + a.ms >= killAt && (a.outcome !== 'status' || (a.status ?? 0) >= 500);
+
+/**
+ * Rule 2 for one (workflow, delivery) with more than one successful run, in any order: each run but
+ * the last is matched to a distinct cut attempt that carried it. Returns null when every one is, else
+ * why not, and per matched run how long before its kill it ended (seconds).
+ */
+export function doubleRunVerdict(succeeded: RunTimes[], attempts: DeliveryAttempt[], kills: KillTime[]): { why: string | null; endedBeforeKillSeconds: number[] } {
+	const runs = [...succeeded].sort((a, b) => Date.parse(a.stoppedAt!) - Date.parse(b.stoppedAt!));
+	const used = new Set<DeliveryAttempt>();
+	const endedBeforeKillSeconds: number[] = [];
+	for (const run of runs.slice(0, -1)) {
+		const started = Date.parse(run.startedAt!);
+		const ended = Date.parse(run.stoppedAt!);
+		let match: { attempt: DeliveryAttempt; kill: KillTime } | undefined;
+		for (const kill of kills.filter((k) => k.at >= ended - CLOCK_SLACK_MS)) {
+			const attempt = attempts.find((a) => !used.has(a) && a.at <= started && cutBy(a, kill.at));
+			if (attempt) {
+				match = { attempt, kill };
+				break;
+			}
+		}
+		if (!match) {
+			const why = kills.some((k) => k.at >= ended - CLOCK_SLACK_MS)
+				? `its run ${run.id} (ended ${run.stoppedAt}) was carried by no attempt that a later kill cut`
+				: `its run ${run.id} ended at ${run.stoppedAt}, after the last kill`;
+			return { why, endedBeforeKillSeconds };
+		}
+		used.add(match.attempt);
+		endedBeforeKillSeconds.push((match.kill.at - ended) / 1000);
+	}
+	return { why: null, endedBeforeKillSeconds };
+}
+
+/**
+ * Rule 3: per kill, seconds from n8n being back to the end of the last failed attempt, counted until
+ * the next kill (an attempt that kill cut ends after it and belongs to it).
+ */
+export function failuresSecondsAfterBack(attempts: DeliveryAttempt[], kills: KillTime[]): number[] {
+	return kills.map((k, i) => {
+		const back = k.at + k.backAfterMs;
+		const until = kills[i + 1]?.at ?? Infinity;
+		const ends = attempts.filter((a) => failedAttempt(a) && a.at + a.ms >= back && a.at + a.ms < until).map((a) => a.at + a.ms);
+		return ends.length ? (Math.max(...ends) - back) / 1000 : 0;
+	});
+}
