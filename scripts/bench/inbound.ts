@@ -11,6 +11,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { anyRunning } from '../../test/support/executions';
+import { cpuMs } from '../../test/support/stack/processes';
 import { say } from '../../test/support/stack/runtime';
 import { waitUntil } from '../../test/support/waitUntil';
 import { createWorkflow, headerAuthCredential, productionUrl, triggerWorkflowData } from '../../test/support/workflows';
@@ -90,12 +91,20 @@ function rows(stacks: BenchStack[], results: Map<BenchStack, Record<Variant, Loa
 		Math.round(m[theirs].perSecond * 10) / 10,
 		ratio(m[ours].perSecond, m[theirs].perSecond),
 	];
+	// CPU: lower is better, so the ratio is theirs over ours (above 1: ours costs n8n less).
+	const cpu = (ours: Variant, theirs: Variant) => (m: Record<Variant, ReturnType<typeof medians>>): [number, number, number] => [
+		Math.round(m[ours].cpuMsPer * 100) / 100,
+		Math.round(m[theirs].cpuMsPer * 100) / 100,
+		ratio(m[theirs].cpuMsPer, m[ours].cpuMsPer),
+	];
 	const v = DEFAULT_VERSION;
 	const atEnd = 'Webhook + Header Auth answering when the last node finishes';
 	const atReceipt = 'Webhook + Header Auth answering when it receives';
 	return [
 		line(`deliveries/s, trigger v${v} (the default; answers when the run finishes) vs ${atEnd} (every event)`, rate('v3', 'last')),
 		line(`deliveries/s, trigger v${v} (the default) vs ${atEnd} → IF on the event type (event selection)`, rate('v3', 'lastIf')),
+		line(`n8n's CPU per delivery, ms, trigger v${v} (the default) vs ${atEnd} (every event)`, cpu('v3', 'last')),
+		line(`n8n's CPU per delivery, ms, trigger v${v} set to "When the Workflow Starts" vs ${atReceipt} (every event)`, cpu('v3started', 'received')),
 		line(`latency p50 / p99, ms, trigger v${v} (the default) vs ${atEnd} → IF on the event type`, (m) => [
 			pair(m.v3.p50, m.v3.p99),
 			pair(m.lastIf.p50, m.lastIf.p99),
@@ -127,9 +136,15 @@ export async function measureInbound(stacks: BenchStack[]): Promise<Row[]> {
 			// The order turns every round, so that drift of the machine hits the variants alike.
 			const order = Object.entries(variants) as Array<[Variant, Runner]>;
 			for (const [name, run] of round % 2 ? order.reverse() : order) {
-				(results.get(bench) as Record<Variant, LoadResult[]>)[name].push(await run(Math.round(total / rounds)));
+				const count = Math.round(total / rounds);
+				const cpuBefore = cpuMs(bench.stack.n8nPid);
+				const result = await run(count);
 				// Runs answered when they started still run: each variant's end before the next begins.
 				await waitUntil('the runs to end', async () => !(await anyRunning(bench.stack.client)), { timeoutMs: 120_000, intervalMs: 100 });
+				// n8n's own CPU for them, to the end of their runs: what a delivery costs n8n whatever
+				// the answer waits for (the reply pair counts half as many deliveries).
+				const delivered = name === 'ourReply' || name === 'peerReply' ? Math.max(1, Math.round(count / 2)) : count;
+				(results.get(bench) as Record<Variant, LoadResult[]>)[name].push({ ...result, cpuMsPer: (cpuMs(bench.stack.n8nPid) - cpuBefore) / delivered });
 			}
 		}
 	}

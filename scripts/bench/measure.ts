@@ -33,6 +33,8 @@ export interface LoadResult {
 	/** The service's wait for n8n's answer, ms. */
 	p50: number;
 	p99: number;
+	/** n8n's CPU time per delivery, ms (user + system of its process, until its runs had ended), when measured. */
+	cpuMsPer?: number;
 }
 
 let deliveriesPosted = 0;
@@ -85,7 +87,8 @@ export async function postAndAwaitReplies(simulator: SimClient, target: Target, 
 }
 
 /** The medians of a variant's rounds. */
-export function medians(runs: LoadResult[]): { perSecond: number; p50: number; p99: number } {
-	if (runs.length === 0) return { perSecond: NaN, p50: NaN, p99: NaN };
-	return { perSecond: median(runs.map((r) => r.perSecond)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)) };
+export function medians(runs: LoadResult[]): { perSecond: number; p50: number; p99: number; cpuMsPer: number } {
+	if (runs.length === 0) return { perSecond: NaN, p50: NaN, p99: NaN, cpuMsPer: NaN };
+	const cpu = runs.filter((r) => r.cpuMsPer !== undefined).map((r) => r.cpuMsPer as number);
+	return { perSecond: median(runs.map((r) => r.perSecond)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), cpuMsPer: cpu.length ? median(cpu) : NaN };
 }

@@ -93,7 +93,7 @@ export async function measureSharing(stacks: BenchStack[]): Promise<Row[]> {
 	}
 	const summary = (bench: BenchStack, label: string) => {
 		const list = runs.get(`${bench.setting.key}|${label}`) ?? [];
-		const m = (key: keyof Result) => median(list.map((x) => x[key]));
+		const m = (key: Exclude<keyof Result, 'cpuMsPer'>) => median(list.map((x) => x[key]));
 		return { total: m('total'), perWorkflow: m('perWorkflow'), p50: m('p50'), p99: m('p99') };
 	};
 	return ARRANGEMENTS.map(({ label, k }) => ({

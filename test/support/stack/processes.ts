@@ -37,3 +37,15 @@ export function memoryMb(pid: number): { rssMb: number; groupRssMb: number } {
 	}
 	return { rssMb: Math.round(residentKb(pid) / 1024), groupRssMb: Math.round(group / 1024) };
 }
+
+/** CPU time a process has used so far (user + system), in ms, from /proc/<pid>/stat (0 when it is gone). */
+export function cpuMs(pid: number): number {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		// After the command name: state is field 3; utime and stime are fields 14 and 15, in clock ticks (100 a second on Linux).
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		return (Number(fields[11]) + Number(fields[12])) * 10;
+	} catch {
+		return 0;
+	}
+}
