@@ -202,11 +202,28 @@ export function aptInstall(packages: string[]): void {
 }
 
 /**
- * `node build/test/support/stack/runtime.js [version ...]` installs Node 24 and n8n into the cache
- * ahead of time (N8N_VERSION unless versions are given; .ci/run installs 1.123.81 this way in the
- * background while the other suites run).
+ * The Debian packages the suites install when missing (ensureChromium, ensureHaproxy,
+ * ensureQueueServices), for `--debian-packages`.
  */
-if (require.main === module) {
+const SUITE_PACKAGES = ['chromium', 'haproxy', 'postgresql', 'redis-server'];
+
+/** Installs those of SUITE_PACKAGES that dpkg does not list as installed (as root; otherwise says what is missing). */
+function ensureSuitePackages(): void {
+	const missing = SUITE_PACKAGES.filter((name) => !/Status: install ok installed/.test(spawnSync('dpkg', ['-s', name], { encoding: 'utf8' }).stdout ?? ''));
+	if (missing.length === 0) return say(`Debian's ${SUITE_PACKAGES.join(', ')}: installed`);
+	aptInstall(missing);
+}
+
+/**
+ * `node build/test/support/stack/runtime.js [version ...]` installs Node 24 and n8n into the cache
+ * ahead of time (N8N_VERSION unless versions are given; .ci/run installs 2.41.1 and 1.123.81 this way
+ * in the background while lint and the unit suites run). `--debian-packages` instead installs the
+ * Debian packages the suites need (.ci/run, during lint and the scan, so that no suite waits for
+ * apt-get and no two apt-gets meet).
+ */
+if (require.main === module && process.argv[2] === '--debian-packages') {
+	ensureSuitePackages();
+} else if (require.main === module) {
 	const node24 = ensureNode24();
 	const versions = process.argv.slice(2);
 	for (const version of versions.length ? versions : [N8N_VERSION]) {
