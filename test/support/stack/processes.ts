@@ -27,9 +27,7 @@ export function memoryMb(pid: number): { rssMb: number; groupRssMb: number } {
 	for (const entry of readdirSync('/proc')) {
 		if (!/^\d+$/.test(entry)) continue;
 		try {
-			const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-			// Fields after the parenthesised command name: state, ppid, pgrp, ...
-			const pgrp = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[2]);
+			const pgrp = Number(statFields(Number(entry))[2]);
 			if (pgrp === pid) group += residentKb(Number(entry));
 		} catch {
 			// The process ended while we looked.
@@ -38,12 +36,20 @@ export function memoryMb(pid: number): { rssMb: number; groupRssMb: number } {
 	return { rssMb: Math.round(residentKb(pid) / 1024), groupRssMb: Math.round(group / 1024) };
 }
 
-/** CPU time a process has used so far (user + system), in ms, from /proc/<pid>/stat (0 when it is gone). */
+/**
+ * The fields of /proc/<pid>/stat after the parenthesised command name (which may hold spaces):
+ * [0] state (field 3), [1] ppid, [2] pgrp, ... [11] utime and [12] stime (fields 14 and 15). Throws
+ * when the process is gone.
+ */
+function statFields(pid: number): string[] {
+	const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+	return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+}
+
+/** CPU time a process has used so far (user + system), in ms (0 when it is gone): clock ticks, 100 a second on Linux. */
 export function cpuMs(pid: number): number {
 	try {
-		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-		// After the command name: state is field 3; utime and stime are fields 14 and 15, in clock ticks (100 a second on Linux).
-		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		const fields = statFields(pid);
 		return (Number(fields[11]) + Number(fields[12])) * 10;
 	} catch {
 		return 0;
