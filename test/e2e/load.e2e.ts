@@ -1,9 +1,9 @@
-import { info, readN8nLog, rest, sessionCookie } from '../support/e2e';
+import { info, n8n, readN8nLog, rest, sessionCookie } from '../support/e2e';
 
 /** The node and credential type lists the editor loads (they need a session). */
 async function typesFile(name: string) {
 	const response = await fetch(`${info.n8nUrl}/types/${name}`, {
-		headers: { cookie: await sessionCookie(), 'browser-id': 'e2e' },
+		headers: { cookie: await sessionCookie(), 'browser-id': n8n.browserId },
 	});
 	expect(response.status).toBe(200);
 	return await response.json();
@@ -43,5 +43,12 @@ describe('the package loads in the real n8n', () => {
 	test('the example workflows were published', async () => {
 		const { body } = await rest('GET', `/workflows/${info.workflows.autoReply.id}`);
 		expect((body.data as { active: boolean }).active).toBe(true);
+	});
+
+	test('the suites continue the session opened at setup instead of logging in (n8n refuses a sixth login a minute)', async () => {
+		expect(info.session?.cookie).toBeTruthy();
+		await typesFile('credentials.json');
+		expect((await rest('GET', '/settings')).status).toBe(200);
+		expect(n8n.logins).toBe(0);
 	});
 });

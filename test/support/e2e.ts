@@ -26,8 +26,11 @@ export const stackInfo = () => stackFile.readStackFile(stackFile.stackFilePath()
 
 export const info = stackInfo();
 
-/** The suites' n8n client (`browser-id: e2e` for the owner's session). */
-export const n8n = new N8nClient(info.n8nUrl, { apiKey: info.apiKey, owner: info.owner, browserId: 'e2e' });
+/**
+ * The suites' n8n client. It continues the owner's session opened at setup rather than logging
+ * in once per suite file: n8n refuses a sixth login within a minute (N8nClient.session).
+ */
+export const n8n = new N8nClient(info.n8nUrl, { apiKey: info.apiKey, owner: info.owner, browserId: 'e2e', session: info.session });
 const simulator = new SimClient(info.simUrl);
 
 export const api = (method: string, path: string, body?: unknown) => n8n.api(method, path, body);

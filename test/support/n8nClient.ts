@@ -14,6 +14,12 @@ export interface Owner {
 	lastName?: string;
 }
 
+/** A logged-in session: n8n's auth cookie and the `browser-id` it is bound to. */
+export interface Session {
+	cookie: string;
+	browserId: string;
+}
+
 export interface Answer {
 	status: number;
 	body: IDataObject;
@@ -42,12 +48,30 @@ export class N8nClient {
 	/**
 	 * @param baseUrl  n8n's address, e.g. http://127.0.0.1:5678
 	 * @param options  apiKey for /api/v1; owner to log in to /rest when needed; browserId, the
-	 *   `browser-id` header n8n binds a session to (every /rest request of a session sends it)
+	 *   `browser-id` header n8n binds a session to (every /rest request of a session sends it);
+	 *   session, one this client continues instead of logging in (see `session`)
 	 */
 	constructor(
 		readonly baseUrl: string,
-		private readonly options: { apiKey?: string; owner?: Owner; browserId?: string } = {},
-	) {}
+		private readonly options: { apiKey?: string; owner?: Owner; browserId?: string; session?: Session } = {},
+	) {
+		if (options.session) {
+			this.cookie = options.session.cookie;
+			this.options.browserId = options.session.browserId;
+		}
+	}
+
+	/**
+	 * The owner's session as it stands, for another client to continue (the stack file hands the
+	 * one made at setup to every end-to-end suite). Under NODE_ENV=production n8n answers a sixth
+	 * login within a minute 429: 1.123.81 per address (`rateLimit: true` with express-rate-limit's
+	 * defaults, 5 a minute: controllers/auth.controller.js:193, controller.registry.js:98-126),
+	 * 2.41.1 per login name (`keyedRateLimit` 5 a minute: controllers/auth.controller.js:184-195).
+	 * Suites that each logged in made a fast CI run fail there (1.x, stop 9).
+	 */
+	get session(): Session | undefined {
+		return this.cookie ? { cookie: this.cookie, browserId: this.browserId } : undefined;
+	}
 
 	get apiKey(): string {
 		return this.options.apiKey ?? '';
@@ -84,12 +108,20 @@ export class N8nClient {
 		return answer.body;
 	}
 
-	/** The internal REST API with the owner's session (logged in on first use); the status is the caller's to judge. */
-	async rest(method: string, path: string, body?: unknown): Promise<Answer> {
-		const cookie = path === '/login' || path === '/owner/setup' ? this.cookie : await this.sessionCookie();
+	/**
+	 * The internal REST API with the owner's session (logged in on first use, and once more when
+	 * n8n no longer accepts a session this client continued); the status is the caller's to judge.
+	 */
+	async rest(method: string, path: string, body?: unknown, continued = true): Promise<Answer> {
+		const opensSession = path === '/login' || path === '/owner/setup';
+		const cookie = opensSession ? this.cookie : await this.sessionCookie();
 		const answer = await this.request(method, `/rest${path}`, { cookie, 'browser-id': this.browserId }, body);
 		const setCookie = answer.response.headers.get('set-cookie');
 		if (setCookie) this.cookie = setCookie.split(';')[0];
+		if (answer.status === 401 && continued && !opensSession && cookie && this.options.owner) {
+			this.cookie = '';
+			return await this.rest(method, path, body, false);
+		}
 		return { status: answer.status, body: answer.body };
 	}
 
@@ -100,10 +132,14 @@ export class N8nClient {
 		return (answer.data as IDataObject | undefined) ?? answer;
 	}
 
+	/** How many times this client logged in (the suites' client continues setup's session: none). */
+	logins = 0;
+
 	/** The owner's session cookie, logging in first when there is none. */
 	async sessionCookie(): Promise<string> {
 		if (!this.cookie && this.options.owner) {
 			const { email, password } = this.options.owner;
+			this.logins++;
 			await this.restData('POST', '/login', { emailOrLdapLoginId: email, password });
 		}
 		return this.cookie;

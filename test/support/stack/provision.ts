@@ -5,7 +5,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { choicesLeftToUser, filledForSimulator, readExample, type ExampleFile } from '../examples';
-import type { N8nClient, Owner } from '../n8nClient';
+import type { N8nClient, Owner, Session } from '../n8nClient';
 import { importExample, NODE_TYPES, relayCredential, type CredentialRef, type WorkflowData } from '../workflows';
 import { say } from './runtime';
 
@@ -14,6 +14,8 @@ export const OWNER: Owner = { email: 'owner@example.com', firstName: 'Demo', las
 export interface Provisioned {
 	apiKey: string;
 	owner: Owner;
+	/** The owner's session opened here, for whoever uses /rest next (n8n limits logins: N8nClient.session). */
+	session?: Session;
 	credentials: Record<string, CredentialRef>;
 	/** The published example workflows, by the name the suites use for them. */
 	workflows: Record<string, { id: string; name: string }>;
@@ -63,7 +65,7 @@ export async function provision(
 			await client.publish(imported.id);
 		}
 	}
-	return { apiKey, owner: OWNER, credentials, workflows, ...(Object.keys(unpublished).length ? { unpublished } : {}) };
+	return { apiKey, owner: OWNER, session: client.session, credentials, workflows, ...(Object.keys(unpublished).length ? { unpublished } : {}) };
 }
 
 function withTriggerParameters(example: WorkflowData, parameters: IDataObject | undefined): WorkflowData {

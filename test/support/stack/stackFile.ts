@@ -8,7 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
-import type { Owner } from '../n8nClient';
+import type { Owner, Session } from '../n8nClient';
 import type { CredentialRef } from '../workflows';
 import { waitUntil } from '../waitUntil';
 import { n8nServes } from './n8nProcess';
@@ -25,6 +25,8 @@ export interface StackInfo {
 	logFile: string;
 	apiKey: string;
 	owner: Owner;
+	/** The owner's session opened at setup, continued by each suite instead of logging in again (n8n limits logins). */
+	session?: Session;
 	credentials: Record<string, CredentialRef>;
 	workflows: Record<string, { id: string; name: string }>;
 	/** Example workflows imported but not published (a real account: provision.ts). */
@@ -47,7 +49,7 @@ export const stackFilePath = (): string => process.env.RELAY_STACK_FILE ?? NPM_S
 
 export function writeStackFile(file: string, info: StackInfo): void {
 	mkdirSync(dirname(file), { recursive: true });
-	// It holds the API key and the owner's password of a local n8n: this user's eyes only.
+	// It holds the API key, the owner's password and session of a local n8n: this user's eyes only.
 	writeFileSync(file, JSON.stringify(info, null, 2), { mode: 0o600 });
 }
 
