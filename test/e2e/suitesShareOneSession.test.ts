@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-imports -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The end-to-end suites continue the owner's session opened at setup (N8nClient's `session`) instead
  * of each logging in: n8n answers a sixth login within a minute 429 (1.123.81 per address, 2.41.1 per
