@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * A suite's first request may get a keep-alive socket an earlier suite file in the same jest worker
  * left idle, which n8n closes after 5 s: plain `fetch` then fails "other side closed" before the
@@ -6,8 +6,7 @@
  * a new connection. The stand-in server below closes a reused socket without answering, on loopback.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 
 import { N8nClient } from '../support/n8nClient';
 
