@@ -23,7 +23,10 @@ beforeEach(async () => {
 		const count = (requestsPerSocket.get(request.socket) ?? 0) + 1;
 		requestsPerSocket.set(request.socket, count);
 		// A second request on a kept-alive socket: closed unanswered, as n8n's idle timeout does.
-		if (count > 1) return request.socket.destroy();
+		if (count > 1) {
+			request.socket.destroy();
+			return;
+		}
 		response.writeHead(200, { 'content-type': 'application/json' });
 		response.end(JSON.stringify([{ name: 'messagingRelayApi' }]));
 	});
