@@ -5,7 +5,7 @@
  * exists to catch. Times are seconds from the start of the sending, as the soak reports them.
  */
 import type { DeliveryAttempt } from '../fixtures/retrying-sender';
-import { doubleRunVerdict, failuresSecondsAfterBack, killThatCut, type KillTime, type RunTimes } from './hardKillRules';
+import { doubleRunVerdict, failuresSecondsAfterBack, killBeforeBootRun, killThatCut, type KillTime, type RunTimes } from './hardKillRules';
 
 const T0 = Date.parse('2026-11-26T01:44:00.000Z');
 const at = (seconds: number) => T0 + Math.round(seconds * 1000);
@@ -26,7 +26,7 @@ const memberRuns = [run('45', 'success', 13.232, 14.242), run('55', 'success', 7
 
 describe('rule 2: an event run to success again is excused only by a kill that cut the attempt that carried the earlier run', () => {
 	test('the real timeline is explained, with how long before the kill the first run ended', () => {
-		expect(doubleRunVerdict(memberRuns, attempts27, kills)).toEqual({ why: null, endedBeforeKillSeconds: [0.759] });
+		expect(doubleRunVerdict(memberRuns, attempts27, kills)).toEqual({ why: null, endedBeforeKillSeconds: [0.759], startedAtBoot: [] });
 		// In whatever order n8n lists them.
 		expect(doubleRunVerdict([...memberRuns].reverse(), attempts27, kills).why).toBeNull();
 	});
@@ -56,6 +56,45 @@ describe('rule 2: an event run to success again is excused only by a kill that c
 
 	test('two runs after the last kill are never excused', () => {
 		expect(doubleRunVerdict([run('60', 'success', 70.4, 71.4), run('61', 'success', 71.5, 72.5)], attempts27, kills).why).toMatch(/after the last kill$/);
+	});
+});
+
+/**
+ * CI, 2026-11-26 (kills at 15.0 s and 42.0 s, n8n back 22.0 s after the second): delivery hard-kill-29's
+ * attempt at 41.52 s reached n8n and was cut by the second kill; n8n started the logger's execution of it
+ * at 63.97 s as it booted, with nobody to answer, and the service's next attempt ran it again. The report
+ * kept no creation time then (it does now): 41.60 s is that attempt's arrival plus the holder's forward.
+ */
+const attempts29 = [attempt(13.866, 1.387, 'dropped'), attempt(15.459, 0.024, 503), attempt(37.51, 0.012, 503), attempt(41.523, 0.721, 'dropped'), attempt(62.269, 0.001, 503), attempt(66.276, 1.836, 200)];
+const bootRun = (created: number, from: number, to: number): RunTimes => ({ ...run('2025', 'success', from, to), createdAt: iso(created) });
+const loggerRuns29 = [bootRun(41.6, 63.973, 65.096), { ...run('2029', 'success', 66.994, 68.085), createdAt: iso(66.99) }];
+
+describe("rule 2, n8n's own case: a request the kill cut after its execution was created is run by the next n8n as it boots", () => {
+	test('the real timeline is explained, and the run is named as started at boot', () => {
+		expect(killBeforeBootRun(loggerRuns29[0], kills)).toBe(kills[1]);
+		expect(doubleRunVerdict(loggerRuns29, attempts29, kills)).toEqual({ why: null, endedBeforeKillSeconds: [], startedAtBoot: ['2025'] });
+	});
+
+	test('without its creation time, the same timeline is not excused (what the soak saw in CI)', () => {
+		const noCreatedAt = loggerRuns29.map((r) => ({ ...r, createdAt: undefined }));
+		expect(doubleRunVerdict(noCreatedAt, attempts29, kills).why).toMatch(/^its run 2025 ended at .*, after the last kill$/);
+	});
+
+	test('an execution created after the kill, or started before it, is no boot run', () => {
+		expect(killBeforeBootRun(bootRun(64.0, 64.1, 65.096), kills)).toBeUndefined();
+		expect(killBeforeBootRun(bootRun(41.6, 41.7, 41.9), kills)).toBeUndefined();
+		expect(doubleRunVerdict([bootRun(64.0, 64.1, 65.096), loggerRuns29[1]], attempts29, kills).why).toMatch(/after the last kill$/);
+	});
+
+	test('the boot run needs its own attempt, sent before the execution was created, that the same kill cut', () => {
+		// The attempt in flight at the kill got its answer.
+		const answered = attempts29.map((a) => (a.at === at(41.523) ? attempt(41.523, 0.721, 200) : a));
+		expect(doubleRunVerdict(loggerRuns29, answered, kills).why).toBe('its run 2025 (created before a kill, started by n8n after it) was carried by no attempt that kill cut');
+		// The cut attempt was sent after the execution had been created: it did not carry it.
+		expect(doubleRunVerdict([bootRun(41.5, 63.973, 65.096), loggerRuns29[1]], attempts29, kills).why).toMatch(/was carried by no attempt that kill cut$/);
+		// One cut attempt cannot excuse two boot runs.
+		const twoBootRuns = [bootRun(41.6, 63.973, 65.096), { ...bootRun(41.62, 63.98, 65.2), id: '2026' }, loggerRuns29[1]];
+		expect(doubleRunVerdict(twoBootRuns, attempts29, kills).why).toMatch(/^its run 202[56] \(created before a kill, started by n8n after it\) was carried by no attempt that kill cut$/);
 	});
 });
 

@@ -18,6 +18,15 @@
  *      next request of its workflow, docs/shared-webhook.md "Races", and the holder answers only
  *      after its own run and its saves; CI failed on it once, 2026-11-26, with no timeline kept. The
  *      gap is now reported per pair, finishedBeforeKillSeconds.)
+ *      One more way n8n runs an event a second time, its own: a request whose execution n8n had
+ *      created (status `new`) but not started when the kill came is started by the next n8n as it
+ *      boots (EnqueuedExecutionRecoveryService, n8n 2.41.1 commands/start.js:313-315,
+ *      executions/enqueued-execution-recovery.service.js:36-63), with nobody left to answer: the
+ *      service, without its 2xx, delivers again and the event runs again (CI 2026-11-26, "hard-kill
+ *      logger hard-kill-29"). Its exact signature: the execution was created before a kill and
+ *      started after it (no process that lived through a kill can start it). It is excused only with
+ *      its own attempt, sent before the execution was created and cut by that same kill, and
+ *      counted apart (`startedAtBoot`).
  *   3. Once n8n is back behind the balancer, the service stops seeing failures within
  *      FAILING_AFTER_BACK_MS (the balancer puts n8n back after one good readiness check, every
  *      500 ms: an attempt meanwhile gets HAProxy's 503).
@@ -41,8 +50,18 @@ export interface KillTime {
 export interface RunTimes {
 	id: string;
 	status: string;
+	/** When n8n created the execution (status `new`); only the single-execution route gives it. */
+	createdAt?: string | null;
 	startedAt?: string | null;
 	stoppedAt?: string | null;
+}
+
+/** The kill whose request n8n ran at its next start: the execution was created before that kill and started after it. */
+export function killBeforeBootRun(run: RunTimes, kills: KillTime[]): KillTime | undefined {
+	if (!run.createdAt || !run.startedAt) return undefined;
+	const created = Date.parse(run.createdAt);
+	const started = Date.parse(run.startedAt);
+	return kills.find((k) => created <= k.at && started > k.at);
 }
 
 /** Whether the attempt failed as the service sees it: no 2xx (a drop, a refusal, a time-out, or any other status). */
@@ -65,13 +84,30 @@ const cutBy = (a: DeliveryAttempt, killAt: number) => a.at <= killAt && a.at + a
  * the last is matched to a distinct cut attempt that carried it. Returns null when every one is, else
  * why not, and per matched run how long before its kill it ended (seconds).
  */
-export function doubleRunVerdict(succeeded: RunTimes[], attempts: DeliveryAttempt[], kills: KillTime[]): { why: string | null; endedBeforeKillSeconds: number[] } {
+export function doubleRunVerdict(
+	succeeded: RunTimes[],
+	attempts: DeliveryAttempt[],
+	kills: KillTime[],
+): { why: string | null; endedBeforeKillSeconds: number[]; startedAtBoot: string[] } {
 	const runs = [...succeeded].sort((a, b) => Date.parse(a.stoppedAt!) - Date.parse(b.stoppedAt!));
 	const used = new Set<DeliveryAttempt>();
 	const endedBeforeKillSeconds: number[] = [];
+	const startedAtBoot: string[] = [];
 	for (const run of runs.slice(0, -1)) {
 		const started = Date.parse(run.startedAt!);
 		const ended = Date.parse(run.stoppedAt!);
+		// n8n's boot ran the execution a cut request had created: excused by that request's own attempt.
+		const bootKill = killBeforeBootRun(run, kills);
+		if (bootKill) {
+			const created = Date.parse(run.createdAt!);
+			const carrier = attempts.find((a) => !used.has(a) && a.at <= created && cutBy(a, bootKill.at));
+			if (!carrier) {
+				return { why: `its run ${run.id} (created before a kill, started by n8n after it) was carried by no attempt that kill cut`, endedBeforeKillSeconds, startedAtBoot };
+			}
+			used.add(carrier);
+			startedAtBoot.push(run.id);
+			continue;
+		}
 		let match: { attempt: DeliveryAttempt; kill: KillTime } | undefined;
 		for (const kill of kills.filter((k) => k.at >= ended - CLOCK_SLACK_MS)) {
 			const attempt = attempts.find((a) => !used.has(a) && a.at <= started && cutBy(a, kill.at));
@@ -84,12 +120,12 @@ export function doubleRunVerdict(succeeded: RunTimes[], attempts: DeliveryAttemp
 			const why = kills.some((k) => k.at >= ended - CLOCK_SLACK_MS)
 				? `its run ${run.id} (ended ${run.stoppedAt}) was carried by no attempt that a later kill cut`
 				: `its run ${run.id} ended at ${run.stoppedAt}, after the last kill`;
-			return { why, endedBeforeKillSeconds };
+			return { why, endedBeforeKillSeconds, startedAtBoot };
 		}
 		used.add(match.attempt);
 		endedBeforeKillSeconds.push((match.kill.at - ended) / 1000);
 	}
-	return { why: null, endedBeforeKillSeconds };
+	return { why: null, endedBeforeKillSeconds, startedAtBoot };
 }
 
 /**
