@@ -112,17 +112,24 @@ export class N8nClient {
 	 * The internal REST API with the owner's session (logged in on first use, and once more when
 	 * n8n no longer accepts a session this client continued); the status is the caller's to judge.
 	 */
-	async rest(method: string, path: string, body?: unknown, continued = true): Promise<Answer> {
+	async rest(method: string, path: string, body?: unknown): Promise<Answer> {
+		let answer = await this.restOnce(method, path, body);
+		if (answer.status === 401 && answer.sessionSent && this.options.owner) {
+			this.cookie = '';
+			answer = await this.restOnce(method, path, body);
+		}
+		return { status: answer.status, body: answer.body };
+	}
+
+	/** One /rest request; whether it carried a session (so that a 401 means n8n refused that session). */
+
+	private async restOnce(method: string, path: string, body?: unknown): Promise<Answer & { sessionSent: boolean }> {
 		const opensSession = path === '/login' || path === '/owner/setup';
 		const cookie = opensSession ? this.cookie : await this.sessionCookie();
 		const answer = await this.request(method, `/rest${path}`, { cookie, 'browser-id': this.browserId }, body);
 		const setCookie = answer.response.headers.get('set-cookie');
 		if (setCookie) this.cookie = setCookie.split(';')[0];
-		if (answer.status === 401 && continued && !opensSession && cookie && this.options.owner) {
-			this.cookie = '';
-			return await this.rest(method, path, body, false);
-		}
-		return { status: answer.status, body: answer.body };
+		return { status: answer.status, body: answer.body, sessionSent: !opensSession && cookie !== '' };
 	}
 
 	/** The internal REST API for setting n8n up: throws on a 4xx or 5xx, returns the answer's `data`. */
