@@ -28,8 +28,7 @@ export const burstLimits = {
 	maxMessagesPerBurst: 20,
 	/** Messages held at once in one n8n process over all chats; beyond that, messages are not held. */
 	maxHeldPerProcess: 1000,
-	/** Ids of released messages remembered to answer the service's resend without a second execution. */
-	recentIdsMax: 1000,
+	/** Ids of released messages are remembered this long, to answer the service's resend without a second execution. */
 	recentIdsTtlMs: 10 * 60_000,
 };
 
@@ -87,8 +86,10 @@ export function heldMessages(): number {
 
 function remember(key: string, messageId: string) {
 	const at = now();
+	// Oldest first (a Map keeps insertion order, and every entry lives equally long): only expired ids
+	// go, never one a resend may still need.
 	for (const [id, expires] of recentlyCombined) {
-		if (expires > at && recentlyCombined.size < burstLimits.recentIdsMax) break;
+		if (expires > at) break;
 		recentlyCombined.delete(id);
 	}
 	recentlyCombined.set(`${key}\u0000${messageId}`, at + burstLimits.recentIdsTtlMs);

@@ -1,7 +1,8 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { chatKey, chatKeys } from '../shared/chatIds';
-import { processKey, type ListenerContext } from '../shared/processKey';
+import type { ListenerContext } from '../shared/processKey';
+import { AccountTable, readPacked } from '../shared/sharedWebhook/accountTable';
 import { pauseCommandSchema, type PauseCommand } from '../shared/sharedWebhook/pauseCommand';
 import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookState';
 
@@ -13,9 +14,10 @@ import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookSt
  * resume keyword, sent from the phone, ends it early.
  *
  * Each trigger keeps its own record: the holder forwards every event to every member whatever
- * it selects, so each one sees the person's messages. Like the delivery ledger, the record lives
- * in this process's memory and in the workflow's static data, and the union (newest `at` per
- * chat) is what is read and written back: two deliveries at once in one process both see a pause.
+ * it selects, so each one sees the person's messages. The record is an AccountTable
+ * (accountTable.ts): this process's memory and one packed string in static data, merged (newest
+ * `at` per chat), so two deliveries at once in one process both see a pause, and a delivery for
+ * an unpaused chat costs the same at 10,000 paused chats as at none.
  */
 
 /** The option as the user set it (Options → Pause When a Person Replies). */
@@ -31,12 +33,28 @@ export const PAUSED = 'chat paused: a person replied from the phone';
 /** The events the pause reads (a person's message) or acts on (the contact's); others never read the option. */
 export const CHAT_PAUSE_EVENTS: ReadonlySet<string> = new Set(['message.sent', 'message.received']);
 
-/** At most this many chats are remembered; the oldest are dropped first. */
-const MAX_CHATS = 1_000;
-/** An ended pause is kept this long, so that it outlives any copy that still says "paused". */
+/**
+ * An ended pause is kept this long, so that it outlives any copy that still says "paused". A pause
+ * that has not ended is never dropped, however many chats are paused (docs/design/account-state.md).
+ */
 const KEEP_ENDED_MS = 24 * 60 * 60_000;
 
-const inMemory = new Map<string, Record<string, PauseEntry>>();
+/** The paused chats, by chat key, packed in static data (`pauseRows`, accountTable.ts). */
+const table = new AccountTable<PauseEntry>({
+	rowsField: 'pauseRows',
+	revField: 'pausesRev',
+	encode: (p) => [String(p.at), String(p.until)],
+	decode: ([at, until]) => (Number.isFinite(Number(at)) && Number.isFinite(Number(until)) ? { at: Number(at), until: Number(until) } : undefined),
+	// The newer of two entries for one chat (by when the person's message was sent).
+	merge: (a, b) => (b.at > a.at ? b : a),
+	// Only a pause that ended a day ago or more goes.
+	expired: (p, now) => p.until <= now && p.at + KEEP_ENDED_MS <= now,
+});
+
+/** The paused chats as static data holds them (what n8n saved), by chat key: for tests and the bench. */
+export function pausesInStaticData(state: WebhookState): Record<string, PauseEntry> {
+	return Object.fromEntries(readPacked(state, table));
+}
 
 interface PauseOption {
 	settings?: { minutes?: number; keyword?: string; apiOrigins?: string };
@@ -90,11 +108,8 @@ export function applyChatPause(
 	if (body.type !== 'message.received') return undefined;
 	const isGroup = message.group !== undefined && message.group !== null;
 	// A pause given by the action node for a phone number is kept under its digits (chatIds.ts).
-	const memory = inMemory.get(processKey(context));
-	const entry = chatKeys(chat, isGroup)
-		.map((key) => merged(memory?.[key], state.pausedChats?.[key]))
-		.reduce(merged, undefined);
-	return entry && entry.until > now ? PAUSED : undefined;
+	const paused = chatKeys(chat, isGroup).some((key) => (table.get(context, state, key)?.until ?? 0) > now);
+	return paused ? PAUSED : undefined;
 }
 
 /**
@@ -118,7 +133,7 @@ export function applyPauseCommand(context: IWebhookFunctions & ListenerContext, 
 	return { applied: true };
 }
 
-/** "Until resumed": a pause with no end (the count bound still applies). */
+/** "Until resumed": a pause with no end, kept until the keyword or a Resume ends it. */
 const FOREVER = Number.MAX_SAFE_INTEGER;
 
 /** When the person sent it: the event's time (never later than now), else its arrival. */
@@ -130,29 +145,7 @@ function sentAt(body: IDataObject, message: IDataObject, now: number): number {
 	return now;
 }
 
-/** Adds the chat's entry to this process's copy and writes the union to static data. */
+/** Adds the chat's entry to this process's copy and to static data (the newer entry wins). */
 function record(context: ListenerContext, state: WebhookState, chat: string, entry: PauseEntry, now: number) {
-	const key = processKey(context);
-	const memory = inMemory.get(key) ?? {};
-	memory[chat] = merged(memory[chat], entry)!;
-	prune(memory, now);
-	inMemory.set(key, memory);
-	const union: Record<string, PauseEntry> = { ...(state.pausedChats ?? {}) };
-	for (const [id, known] of Object.entries(memory)) union[id] = merged(union[id], known)!;
-	prune(union, now);
-	state.pausedChats = union;
-}
-
-/** The newer of two entries for one chat (by when the person's message was sent). */
-function merged(a: PauseEntry | undefined, b: PauseEntry | undefined): PauseEntry | undefined {
-	if (!a || !b) return a ?? b;
-	return b.at > a.at ? b : a;
-}
-
-function prune(entries: Record<string, PauseEntry>, now: number) {
-	for (const [chat, entry] of Object.entries(entries)) {
-		if (entry.until <= now && entry.at + KEEP_ENDED_MS <= now) delete entries[chat];
-	}
-	const sorted = Object.entries(entries).sort(([, a], [, b]) => a.at - b.at);
-	sorted.slice(0, Math.max(0, sorted.length - MAX_CHATS)).forEach(([chat]) => delete entries[chat]);
+	table.write(context, state, [[chat, entry]], now);
 }

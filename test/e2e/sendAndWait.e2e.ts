@@ -7,6 +7,8 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { waitsInStaticData } from '../../nodes/shared/sharedWebhook/waitingRuns';
+import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
 import { api, eventually, executions, importExample, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow, viaBalancer } from '../support/e2e';
@@ -55,8 +57,8 @@ const QUESTION_DELAY_MS = 6_000;
 
 /** The wait the account's trigger recorded for `chat` (its static data), or null. */
 async function recordedWait(chat: string) {
-	const workflow = (await api('GET', `/workflows/${workflowId}`)) as { staticData?: Record<string, { waits?: Record<string, { resumePath: string; chat: string; executionId: string }> }> };
-	return Object.values(Object.values(workflow.staticData ?? {})[0]?.waits ?? {}).find((w) => w.chat === chat) ?? null;
+	const workflow = (await api('GET', `/workflows/${workflowId}`)) as { staticData?: Record<string, WebhookState> };
+	return Object.values(waitsInStaticData(Object.values(workflow.staticData ?? {})[0] ?? {})).find((w) => w.chat === chat) ?? null;
 }
 
 describe('the appointment example: ask, wait in n8n, continue on the contact\'s answer', () => {
@@ -106,9 +108,8 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 
 		// Someone who knows n8n's signed resume URL (here read from the trigger's static data)
 		// posts an answer to it: the node refuses it and the run keeps waiting.
-		const workflow = (await api('GET', `/workflows/${workflowId}`)) as { staticData?: Record<string, { waits?: Record<string, { resumePath: string; chat: string }> }> };
-		const wait = Object.values(Object.values(workflow.staticData ?? {})[0]?.waits ?? {}).find((w) => w.chat === chat);
-		expect(wait).toBeDefined();
+		const wait = await recordedWait(chat);
+		expect(wait).not.toBeNull();
 		const forged = await fetch(`${stackInfo().n8nUrl}${wait!.resumePath}`, {
 			method: 'POST',
 			headers: { 'content-type': 'application/json' },

@@ -105,7 +105,14 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 async function recordWithTriggers(this: IExecuteFunctions, registration: Registration, wait: Wait) {
 	const { answers } = await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify(wait));
 	const holder = answers.find((a) => a.path === registration.holderPath)?.answer;
-	if (holder?.kind !== 'member' || (holder.body as { recorded?: unknown } | undefined)?.recorded !== true) {
+	const taken = (holder?.kind === 'member' ? holder.body : undefined) as { recorded?: unknown; capacity?: unknown } | undefined;
+	if (taken?.recorded === false && typeof taken.capacity === 'number') {
+		throw new NodeOperationError(nodeOf(this), `This account already has ${taken.capacity.toLocaleString('en-US')} runs waiting for a reply, the most one account can hold`, {
+			description:
+				'The question was not sent. Each waiting run ends when its contact answers or its time limit passes; until some do, a new question cannot be routed. Set "Limit Wait Time" on your Send and Wait nodes so unanswered runs end, or spread the campaign over time.',
+		});
+	}
+	if (taken?.recorded !== true) {
 		throw new NodeOperationError(nodeOf(this), 'The Messaging Relay Trigger that receives this account\'s events did not take the wait', {
 			description: 'The question was not sent. n8n may be restarting: run this again, or turn on "Retry On Fail" in this node\'s settings.',
 		});

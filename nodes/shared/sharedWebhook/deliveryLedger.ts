@@ -37,6 +37,9 @@ export class DeliveryLedger {
 	/** Forwards whose execution has not answered yet, by process key and delivery id (recordUntilAnswered). */
 	private readonly running = new Set<string>();
 
+	/** When this process last logged that the count bound dropped a record still within its age. */
+	private lastOverflowLog = 0;
+
 	constructor(
 		private readonly field: 'pending' | 'taken',
 		private readonly bounds: { maxEntries: number; maxAgeMs: number },
@@ -49,9 +52,9 @@ export class DeliveryLedger {
 	}
 
 	/** Adds `entry` to what is known of the delivery (both copies; static data gets the union). */
-	record(context: ListenerContext, state: WebhookState, id: string, entry: LedgerEntry, now = Date.now()) {
+	record(context: LedgerContext, state: WebhookState, id: string, entry: LedgerEntry, now = Date.now()) {
 		const key = processKey(context);
-		const memory = this.remember(key, id, entry, now);
+		const memory = this.remember(key, id, entry, now, context);
 		const union: Record<string, LedgerEntry> = { ...(state[this.field] ?? {}) };
 		for (const [entryId, known] of Object.entries(memory)) {
 			// A forward still running is saved by nobody (recordUntilAnswered): if its run fails,
@@ -59,7 +62,7 @@ export class DeliveryLedger {
 			if (entryId !== id && this.running.has(runningKey(key, entryId))) continue;
 			union[entryId] = merged(union[entryId], known)!;
 		}
-		this.prune(union, now);
+		this.prune(union, now, context);
 		state[this.field] = union;
 	}
 
@@ -92,9 +95,9 @@ export class DeliveryLedger {
 	 * waits up to a minute for n8n to give it up, and forwards that ended meanwhile would save it
 	 * (queue hard-kill test, CI after the 5,000 soak: qd-7000040 lost).
 	 */
-	recordUntilAnswered(context: ListenerContext, state: WebhookState, id: string, response: AnswerEvents, now = Date.now()) {
+	recordUntilAnswered(context: LedgerContext, state: WebhookState, id: string, response: AnswerEvents, now = Date.now()) {
 		const key = processKey(context);
-		this.remember(key, id, { at: now }, now);
+		this.remember(key, id, { at: now }, now, context);
 		const running = runningKey(key, id);
 		this.running.add(running);
 		let settled = false;
@@ -119,22 +122,39 @@ export class DeliveryLedger {
 	}
 
 	/** Adds `entry` to this process's copy only; returns that copy. */
-	private remember(key: string, id: string, entry: LedgerEntry, now: number): Record<string, LedgerEntry> {
+	private remember(key: string, id: string, entry: LedgerEntry, now: number, context?: LedgerContext): Record<string, LedgerEntry> {
 		const memory = this.inMemory.get(key) ?? {};
 		memory[id] = merged(memory[id], entry)!;
-		this.prune(memory, now);
+		this.prune(memory, now, context);
 		this.inMemory.set(key, memory);
 		return memory;
 	}
 
-	/** Drops entries past the age bound, then the oldest beyond the count bound. */
-	private prune(entries: Record<string, LedgerEntry>, now: number) {
+	/**
+	 * Drops entries past the age bound, then the oldest beyond the count bound. A record dropped by
+	 * count while still within its age is one the trigger may still need (a repeated forward of it
+	 * would run again): that is logged, at most once a minute per ledger.
+	 */
+	private prune(entries: Record<string, LedgerEntry>, now: number, context?: LedgerContext) {
+		let count = 0;
+		for (const [id, entry] of Object.entries(entries)) {
+			if (now - entry.at > this.bounds.maxAgeMs) delete entries[id];
+			else count++;
+		}
+		if (count <= this.bounds.maxEntries) return;
 		const sorted = Object.entries(entries).sort(([, a], [, b]) => a.at - b.at);
-		sorted.forEach(([id, entry], index) => {
-			if (now - entry.at > this.bounds.maxAgeMs || sorted.length - index > this.bounds.maxEntries) delete entries[id];
-		});
+		sorted.slice(0, count - this.bounds.maxEntries).forEach(([id]) => delete entries[id]);
+		if (context?.logger && now - this.lastOverflowLog >= 60_000) {
+			this.lastOverflowLog = now;
+			context.logger.warn(
+				`Messaging Relay Trigger "${context.getNode().name}": more than ${this.bounds.maxEntries} forwarded events in ${Math.round(this.bounds.maxAgeMs / 60_000)} minutes; the oldest records of what this trigger ran were dropped, so one of those events forwarded again would run again.`,
+			);
+		}
 	}
 }
+
+/** A listener, with n8n's logger where the caller has one (a webhook request). */
+export type LedgerContext = ListenerContext & { logger?: { warn(message: string): void } };
 
 /** A forward's key in `running`: one process life's delivery id. */
 const runningKey = (key: string, id: string) => `${key}\u0000${id}`;
@@ -146,14 +166,18 @@ function merged(a: LedgerEntry | undefined, b: LedgerEntry | undefined): LedgerE
 }
 
 /**
- * The holder's record: at most 1,000 deliveries, one hour. It holds only deliveries answered 503, but a
- * member failing until it is set aside (2 minutes) under steady traffic makes hundreds of them; at 100
- * the oldest were pruned and their redeliveries ran the holder again (set-aside soak, docs/design §3).
+ * The holder's record: one hour, no count bound. It holds only deliveries answered 503, but a member
+ * failing until it is set aside (2 minutes) under steady traffic makes hundreds of them; at 100 the
+ * oldest were pruned and their redeliveries ran the holder again (set-aside soak, docs/design §3), and
+ * any count would do the same to a longer incident (docs/design/account-state.md).
  */
-export const holderLedger = new DeliveryLedger('pending', { maxEntries: 1_000, maxAgeMs: 60 * 60_000 });
+export const holderLedger = new DeliveryLedger('pending', { maxEntries: Number.POSITIVE_INFINITY, maxAgeMs: 60 * 60_000 });
 
-/** A member's record: at most 300 forwarded events, 15 minutes. */
-export const memberLedger = new DeliveryLedger('taken', { maxEntries: 300, maxAgeMs: 15 * 60_000 });
+/**
+ * A member's record: 15 minutes, at most 2,000 forwarded events (each an object that n8n wraps on every
+ * delivery to the member: docs/design/account-state.md); dropping one still within its 15 minutes is logged.
+ */
+export const memberLedger = new DeliveryLedger('taken', { maxEntries: 2_000, maxAgeMs: 15 * 60_000 });
 
 /**
  * The id under which a delivery is recorded: the first half of its body's SHA-256 (128 bits tell

@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { webhookResourceUrl } from '../n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { takeOver } from './registration';
-import { recordWait, waitSchema, type Wait } from './waitingRuns';
+import { recordWait, WAIT_CAPACITY, waitSchema, type Wait } from './waitingRuns';
 import { proofFor, verifyHandoff } from './signedHandoff';
 import type { WebhookState } from './webhookState';
 
@@ -86,6 +86,8 @@ function answerWait(context: IWebhookFunctions, state: WebhookState, body: strin
 	} catch {
 		return { recorded: false };
 	}
-	recordWait(context, state, wait);
-	return { recorded: true };
+	// Only the holder refuses a new wait at the account's capacity: the node asks only when the
+	// holder took it, and a member keeps whatever the holder kept, for a hand-over.
+	const outcome = recordWait(context, state, wait, Date.now(), state.webhookUrl ? WAIT_CAPACITY : undefined);
+	return outcome.recorded ? { recorded: true } : { recorded: false, reason: outcome.reason, capacity: WAIT_CAPACITY };
 }

@@ -70,18 +70,19 @@ export function isHandoff(headers: Record<string, unknown>): boolean {
 
 /**
  * Nonces this process has accepted, until their window has passed. A defence against a replayed
- * hand-off, not state the protocol needs: a restart forgets them and the window still holds.
+ * hand-off, not state the protocol needs: a restart forgets them and the window still holds. No
+ * count bound: a nonce is forgotten only once its window has passed (a live one dropped would let a
+ * replay through); the expired ones are swept whenever the map has doubled since the last sweep.
  */
 const seenNonces = new Map<string, number>();
-const MAX_SEEN = 100_000;
+let sweepAt = 1_024;
 
 function rememberNonce(nonce: string, now: number): boolean {
-	if (seenNonces.has(nonce)) return false;
-	if (seenNonces.size >= MAX_SEEN) {
-		for (const [seen, expires] of seenNonces) {
-			if (expires < now || seenNonces.size >= MAX_SEEN) seenNonces.delete(seen);
-			if (seenNonces.size < MAX_SEEN / 2) break;
-		}
+	const expires = seenNonces.get(nonce);
+	if (expires !== undefined && expires >= now) return false;
+	if (seenNonces.size >= sweepAt) {
+		for (const [seen, until] of seenNonces) if (until < now) seenNonces.delete(seen);
+		sweepAt = Math.max(1_024, 2 * seenNonces.size);
 	}
 	seenNonces.set(nonce, now + 2 * HANDOFF_WINDOW_MS);
 	return true;

@@ -2,16 +2,17 @@ import type { IDataObject } from 'n8n-workflow';
 import { z } from 'zod';
 
 import { chatKeys, phoneDigits } from '../chatIds';
-import { processKey, type ListenerContext } from '../processKey';
+import type { ListenerContext } from '../processKey';
+import { AccountTable, readPacked } from './accountTable';
 import type { WebhookState } from './webhookState';
 
 /**
  * The record of runs that wait for a contact's reply (Message → Send and Wait for Reply,
  * docs/design/durability-and-conversations.md §5). Every trigger of the account keeps it, from
  * the signed `wait` hand-offs the waiting node sends before and after its question, so that a
- * holder hand-over keeps it; only the holder routes replies with it (replyRouting.ts). Like the
- * delivery ledger it lives in this process's memory and in the workflow's static data, and the
- * union is read and written back.
+ * holder hand-over keeps it; only the holder routes replies with it (replyRouting.ts). It is an
+ * AccountTable (accountTable.ts): one packed string in static data, found by chat, and a delivery
+ * for a chat with no wait costs the same at 10,000 waits as at none (docs/design/account-state.md).
  */
 export const waitSchema = z.object({
 	executionId: z.string().min(1),
@@ -46,51 +47,77 @@ export interface WaitEntry extends IDataObject {
 	asked?: number;
 }
 
-const MAX_WAITS = 1_000;
+/**
+ * Live waits one account may hold at once (docs/design/account-state.md). A new wait beyond it is
+ * refused, so Send and Wait fails before it asks (sendAndWait.ts); no wait is ever dropped to make
+ * room. The figure is the one the bench measured a delivery's cost at (scripts/bench-results.md,
+ * "Cost as the account's state grows").
+ */
+export const WAIT_CAPACITY = 10_000;
 /** A wait is kept this long past its end, so that a late redelivery of its reply is still recognised. */
 const KEEP_AFTER_MS = 60 * 60_000;
 
-const inMemory = new Map<string, Record<string, WaitEntry>>();
-
-function merged(a: WaitEntry | undefined, b: WaitEntry | undefined): WaitEntry | undefined {
-	if (!a || !b) return a ?? b;
+function merged(a: WaitEntry, b: WaitEntry): WaitEntry {
 	const asked = Math.max(a.asked ?? 0, b.asked ?? 0);
 	return { ...a, ...b, questionId: b.questionId ?? a.questionId ?? null, resumedBy: b.resumedBy ?? a.resumedBy, asked } as WaitEntry;
 }
 
-function prune(entries: Record<string, WaitEntry>, now: number) {
-	for (const [id, entry] of Object.entries(entries)) if (entry.until + KEEP_AFTER_MS < now) delete entries[id];
-	const sorted = Object.entries(entries).sort(([, a], [, b]) => a.since - b.since);
-	sorted.slice(0, Math.max(0, sorted.length - MAX_WAITS)).forEach(([id]) => delete entries[id]);
+const orNull = (value: string) => (value === '' ? null : value);
+
+/** The waits, by execution id, packed in static data (`waitRows`) and indexed by chat (accountTable.ts). */
+const table = new AccountTable<WaitEntry>({
+	rowsField: 'waitRows',
+	revField: 'waitsRev',
+	encode: (w) => [w.chat, w.channelId, String(w.since), String(w.until), w.resumePath, w.questionId ?? '', w.resumedBy ?? '', String(w.asked ?? 0), w.passOn ? '1' : ''],
+	decode: ([chat, channelId, since, until, resumePath, questionId, resumedBy, asked, passOn]) => {
+		if (!chat || !channelId || !resumePath) return undefined;
+		const entry: WaitEntry = { executionId: '', resumePath, chat, channelId, since: Number(since), until: Number(until), questionId: orNull(questionId ?? '') };
+		if (resumedBy) entry.resumedBy = resumedBy;
+		if (Number(asked) > 0) entry.asked = Number(asked);
+		if (passOn === '1') entry.passOn = true;
+		return entry;
+	},
+	merge: merged,
+	// Only ended waits go: a wait whose run may still take its reply is never dropped (no count bound).
+	expired: (w, now) => w.until + KEEP_AFTER_MS < now,
+	indexKey: (w) => w.chat,
+});
+
+const withId = (executionId: string, w: WaitEntry): WaitEntry => ({ ...w, executionId });
+
+function isLive(entry: WaitEntry, now: number): boolean {
+	return !entry.resumedBy && entry.until > now;
 }
 
-/** Adds or updates a wait (both copies; static data gets the union). */
-export function recordWait(context: ListenerContext, state: WebhookState, wait: WaitEntry, now = Date.now()) {
-	const key = processKey(context);
-	const memory = inMemory.get(key) ?? {};
-	memory[wait.executionId] = merged(memory[wait.executionId], wait)!;
-	prune(memory, now);
-	inMemory.set(key, memory);
-	const union: Record<string, WaitEntry> = { ...((state.waits as Record<string, WaitEntry> | undefined) ?? {}) };
-	for (const [id, known] of Object.entries(memory)) union[id] = merged(union[id], known)!;
-	prune(union, now);
-	state.waits = union;
+/** The waits this process and static data know that a run still waits on (not resumed, not past its end). */
+export function liveWaitCount(context: ListenerContext, state: WebhookState, now = Date.now()): number {
+	let count = 0;
+	for (const entry of table.all(context, state)) if (isLive(entry, now)) count++;
+	return count;
+}
+
+export type RecordOutcome = { recorded: true } | { recorded: false; reason: string };
+
+/**
+ * Adds or updates a wait (this process's copy and static data). With `capacity`, a wait the account
+ * does not know yet is refused when the account already holds that many live waits.
+ */
+export function recordWait(context: ListenerContext, state: WebhookState, wait: WaitEntry, now = Date.now(), capacity?: number): RecordOutcome {
+	if (capacity !== undefined && table.get(context, state, wait.executionId) === undefined && liveWaitCount(context, state, now) >= capacity) {
+		return { recorded: false, reason: `this account already has ${capacity} runs waiting for a reply` };
+	}
+	table.write(context, state, [[wait.executionId, withId(wait.executionId, wait)]], now);
+	return { recorded: true };
 }
 
 /** Forgets a wait whose run no longer waits (it timed out, was cancelled or deleted). */
-export function dropWait(context: ListenerContext, state: WebhookState, executionId: string) {
-	delete inMemory.get(processKey(context))?.[executionId];
-	const stored = state.waits as Record<string, WaitEntry> | undefined;
-	if (stored?.[executionId]) {
-		delete stored[executionId];
-		if (Object.keys(stored).length === 0) delete state.waits;
-	}
+export function dropWait(context: ListenerContext, state: WebhookState, executionId: string, now = Date.now()) {
+	table.write(context, state, [[executionId, undefined]], now);
 }
 
-function allWaits(context: ListenerContext, state: WebhookState): WaitEntry[] {
-	const memory = inMemory.get(processKey(context)) ?? {};
-	const stored = (state.waits as Record<string, WaitEntry> | undefined) ?? {};
-	return [...new Set([...Object.keys(memory), ...Object.keys(stored)])].map((id) => merged(memory[id], stored[id])!);
+/** The waits as static data holds them (what n8n saved), by execution id: for tests and the bench. */
+export function waitsInStaticData(state: WebhookState): Record<string, WaitEntry> {
+	return Object.fromEntries([...readPacked(state, table)].map(([id, w]) => [id, withId(id, w)]));
 }
 
 /** The message id a reply quotes, wherever the service puts it (the shape of `replyTo` is not shown in the spec). */
@@ -118,7 +145,7 @@ export function waitsForReply(context: ListenerContext, state: WebhookState, mes
 	const keys = new Set([...chatKeys(chatId, isGroup), ...(isGroup ? [] : [phoneDigits(message.from)].filter((d): d is string => d !== undefined))]);
 	const channelId = message.channelId;
 	const quoted = quotedId(message);
-	const candidates = allWaits(context, state).filter(
+	const candidates = [...table.withKey(context, state, keys)].map(([id, w]) => withId(id, w)).filter(
 		(w) => keys.has(w.chat) && (typeof channelId !== 'string' || w.channelId === channelId) && (w.resumedBy ? w.resumedBy === deliveryId : w.until > now),
 	);
 	const rank = (w: WaitEntry) => (w.resumedBy === deliveryId ? 0 : quoted !== undefined && w.questionId === quoted ? 1 : 2);

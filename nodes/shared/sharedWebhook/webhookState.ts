@@ -7,7 +7,7 @@ import type { IDataObject } from 'n8n-workflow';
  * activation and after every webhook request that changed it). docs/shared-webhook.md, "What each
  * trigger keeps". Every write goes through a function of this file, except the two records of
  * deliveries, which deliveryLedger.ts writes, the paused chats, which chatPause.ts writes, and the
- * waiting runs, which waitingRuns.ts writes.
+ * waiting runs, which waitingRuns.ts writes (those two as accountTable.ts packs them).
  */
 export interface WebhookState extends IDataObject {
 	/** Held by the holder only: the URL it registered (with the member list). */
@@ -37,10 +37,13 @@ export interface WebhookState extends IDataObject {
 	taken?: Record<string, LedgerEntry>;
 	/** The holder: members that failed hand-offs or were set aside, by path (memberHealth.ts). */
 	members?: Record<string, MemberRecord>;
-	/** Runs that wait for a contact's reply, by execution id (waitingRuns.ts). */
-	waits?: Record<string, IDataObject>;
-	/** Pause When a Person Replies: chats where a person wrote from the phone, by chat id (chatPause.ts). */
-	pausedChats?: Record<string, PauseEntry>;
+	/** Runs that wait for a contact's reply, packed in one string (waitingRuns.ts, accountTable.ts). */
+	waitRows?: string;
+	/** A new token at every write of `waitRows`: a process parses them again only when it changed. */
+	waitsRev?: string;
+	/** Pause When a Person Replies: chats where a person wrote from the phone, packed (chatPause.ts). */
+	pauseRows?: string;
+	pausesRev?: string;
 }
 
 /** One chat in the record of paused chats (chatPause.ts). */

@@ -7,7 +7,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
+import { PAUSED, pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { deriveShareKey, signHandoff } from '../../../nodes/shared/sharedWebhook/signedHandoff';
 import { ADA_CHAT, GRACE_CHAT, receivedIn, sentIn } from '../../fixtures/events';
 import type { RelaySimulator } from '../../fixtures/simulator';
@@ -92,7 +92,7 @@ describe('Pause and Resume Automatic Replies', () => {
 		await deliver(received());
 		expect(ran(assistant)).toEqual([]);
 		// 0 minutes: until resumed (its record has no end).
-		const entry = (assistant.stored.pausedChats as Record<string, { until: number }>)[ADA];
+		const entry = pausesInStaticData(assistant.stored)[ADA];
 		expect(entry.until).toBe(Number.MAX_SAFE_INTEGER);
 	});
 
@@ -117,7 +117,7 @@ describe('Pause and Resume Automatic Replies', () => {
 		expect(run.items).toBeUndefined();
 		expect(run.error?.message).toBe('No published Messaging Relay Trigger on this account has "Pause When a Person Replies" on [item 0]');
 		expect(run.error?.description).toContain('add the option "Pause When a Person Replies"');
-		expect(logger.stored.pausedChats).toBeUndefined();
+		expect(pausesInStaticData(logger.stored)).toEqual({});
 	});
 
 	test('no trigger published on the account: a clear error', async () => {

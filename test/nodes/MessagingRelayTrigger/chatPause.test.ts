@@ -5,7 +5,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
+import { PAUSED, pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { ADA_CHAT, GRACE_CHAT, groupMessage, receivedIn, sample, sentIn } from '../../fixtures/events';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
@@ -47,7 +47,7 @@ describe('Pause When a Person Replies', () => {
 		await deliver(other);
 		expect(texts(w)).toEqual([before.message.id, other.message.id]);
 		// Kept in the workflow's static data (n8n saves it with the request), for 30 minutes.
-		const entry = (w.stored.pausedChats as Record<string, { at: number; until: number }>)[ADA];
+		const entry = pausesInStaticData(w.stored)[ADA];
 		expect(entry.until - entry.at).toBe(30 * 60_000);
 	});
 
@@ -119,7 +119,7 @@ describe('Pause When a Person Replies', () => {
 		const next = received();
 		await deliver(next);
 		expect(texts(w)).toEqual([next.message.id]);
-		expect(w.stored.pausedChats).toBeUndefined();
+		expect(pausesInStaticData(w.stored)).toEqual({});
 	});
 
 	test('only message.received is paused: other events of the chat still start the workflow', async () => {

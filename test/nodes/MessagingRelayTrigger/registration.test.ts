@@ -1,5 +1,6 @@
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { secretDigest } from '../../../nodes/shared/sharedWebhook/webhookState';
@@ -114,7 +115,7 @@ describe('a Send and Wait run holds the webhook (no trigger was published on the
 		sim.webhook = { url, active: true, secret: 'whsec_of_the_run' };
 		await harness.activate();
 		expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
-		const waits = harness.stored.waits as Record<string, unknown>;
+		const waits = waitsInStaticData(harness.stored);
 		expect(waits).toEqual({ '981': expect.objectContaining({ executionId: '981', resumePath: url.slice(harness.n8nBaseUrl.length), chat: '4917610000009', channelId: 'num_main' }) });
 	});
 
@@ -123,7 +124,7 @@ describe('a Send and Wait run holds the webhook (no trigger was published on the
 		sim.webhook = { url, active: true, secret: 'whsec_of_the_run' };
 		await expect(harness.lifecycle('create')).rejects.toThrow(`The account's webhook already points at ${url}`);
 		expect(sim.webhook.url).toBe(url);
-		expect(harness.stored.waits).toBeUndefined();
+		expect(waitsInStaticData(harness.stored)).toEqual({});
 	});
 });
 

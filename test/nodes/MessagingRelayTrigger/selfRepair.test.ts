@@ -10,6 +10,7 @@ import { sleep } from 'n8n-workflow';
 
 import { heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
 import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
+import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
@@ -165,7 +166,7 @@ test('a Send and Wait run that registered itself meanwhile (a race with publishi
 	// n8n publishes again: the join keeps the run's wait and takes the webhook.
 	await harness.activate();
 	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
-	expect(Object.keys(harness.stored.waits as IDataObject)).toEqual(['4711']);
+	expect(Object.keys(waitsInStaticData(harness.stored))).toEqual(['4711']);
 });
 
 test('a webhook pointed elsewhere is reported once per URL as a failed execution, never taken over', async () => {

@@ -6,7 +6,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { deriveShareKey, proofFor, signHandoff } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
-import type { WaitEntry } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
+import { waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
 import { ADA_CHAT, receivedIn } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../fixtures/simulator';
 import type { ReceivedRequest } from '../../../fixtures/webhook-receiver';
@@ -73,13 +73,13 @@ describe('a contact\'s message and the runs waiting in its chat', () => {
 		const { holder } = await holderWithWait();
 		expect((await sim.deliver(receivedIn(ADA_CHAT))).status).toBe(200);
 		expect(ran(holder)).toBe(1);
-		expect(holder.stored.waits).toBeUndefined();
+		expect(waitsInStaticData(holder.stored)).toEqual({});
 
 		const second = await holderWithWait();
 		n8n.waitingRoute = (_path, _request, response) => void response.status(200).json({ page: 'no action required' });
 		await sim.deliver(receivedIn(ADA_CHAT));
 		expect(ran(second.holder)).toBe(1);
-		expect(Object.keys(second.holder.stored.waits ?? {})).not.toContain(second.executionId);
+		expect(Object.keys(waitsInStaticData(second.holder.stored))).not.toContain(second.executionId);
 	});
 
 	test('a run that is not waiting yet (409 within a minute of its wait): 503, and the redelivery resumes it', async () => {
@@ -105,7 +105,7 @@ describe('a contact\'s message and the runs waiting in its chat', () => {
 		n8n.waitingRoute = (_path, _request, response) => void response.status(500).json({ message: 'busy' });
 		expect((await sim.deliver(receivedIn(ADA_CHAT))).status).toBe(503);
 		expect(ran(holder)).toBe(0);
-		expect(Object.keys(holder.stored.waits ?? {})).toContain(executionId);
+		expect(Object.keys(waitsInStaticData(holder.stored))).toContain(executionId);
 	});
 
 	test('the waiting node declines (not its chat or question): the next wait, then the trigger', async () => {

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { dropWait, quotedId, recordWait, waitsForReply, type WaitEntry } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
+import { dropWait, quotedId, recordWait, waitsForReply, waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 /**
@@ -67,10 +67,11 @@ describe('the waits a message may answer, in order', () => {
 		recordWait(ctx, state, wait('1'), NOW);
 		recordWait(ctx, { ...state }, wait('1', { questionId: 'msg_9' }), NOW); // another request's copy
 		expect(waitsForReply(ctx, state, message({ replyTo: 'msg_9' }), 'd1', NOW)[0].questionId).toBe('msg_9');
-		expect((state.waits as Record<string, WaitEntry>)['1'].resumePath).toContain('/webhook-waiting/1/');
+		expect(waitsInStaticData(state)['1'].resumePath).toContain('/webhook-waiting/1/');
 		dropWait(ctx, state, '1');
 		expect(waitsForReply(ctx, state, message(), 'd1', NOW)).toEqual([]);
-		expect(state.waits).toBeUndefined();
+		expect(waitsInStaticData(state)).toEqual({});
+		expect(state.waitRows).toBeUndefined();
 	});
 
 	test('the quoted message id is read wherever the service may put it', () => {
