@@ -39,17 +39,25 @@ export interface LoadResult {
 
 let deliveriesPosted = 0;
 
+export interface DeliveryOptions {
+	/** The event: the sample of that type in test/fixtures/sample-events.json (message.received). */
+	type?: string;
+	/** Deliveries in flight at once (INBOUND_CONCURRENCY). */
+	concurrency?: number;
+}
+
 /**
- * Posts `count` deliveries of a message.received event, INBOUND_CONCURRENCY at once, the i-th to
- * `targets[i % n]`. Every answer must be 200.
+ * Posts `count` deliveries of a message.received event (or the sample of `type`), INBOUND_CONCURRENCY
+ * (or `concurrency`) at once, the i-th to `targets[i % n]`. Every answer must be 200.
  */
-export async function postDeliveries(targets: Target[], count: number): Promise<LoadResult> {
-	const event = readJson<Record<string, unknown>>('test', 'fixtures', 'sample-events.json')['message.received'] as Record<string, unknown>;
+export async function postDeliveries(targets: Target[], count: number, { type = 'message.received', concurrency = INBOUND_CONCURRENCY }: DeliveryOptions = {}): Promise<LoadResult> {
+	const event = readJson<Record<string, unknown>>('test', 'fixtures', 'sample-events.json')[type] as Record<string, unknown> | undefined;
+	if (!event) throw new Error(`bench: no sample event of type ${type}`);
 	const latencies: number[] = [];
 	let next = 0;
 	const started = Date.now();
 	await Promise.all(
-		Array.from({ length: INBOUND_CONCURRENCY }, async () => {
+		Array.from({ length: concurrency }, async () => {
 			while (next < count) {
 				const { url, secret } = targets[next++ % targets.length];
 				// Each delivery its own event, as from a real service: a member of a shared webhook

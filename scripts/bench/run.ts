@@ -10,7 +10,9 @@
  *   4. sharing.ts   1, 2 and 4 workflows sharing one account's webhook vs 4 accounts
  *   5. queueMode.ts the auto-reply in one n8n process vs n8n's queue mode
  *   6. conversations.ts a contact's answer to Send and Wait for Reply vs n8n's Wait node resumed directly
- * BENCH_ONLY=inbound,outbound,sharing,queue,conversations runs those sections only (3 always runs); the other
+ *   7. state.ts     cost as the account's state grows: a delivery and recording a wait, with 1,000 and
+ *                   10,000 open waits and 10,000 paused chats in the trigger's state vs none
+ * BENCH_ONLY=inbound,outbound,sharing,queue,conversations,state runs those sections only (3 always runs); the other
  * rows are kept from the previous results. The table is printed and written to
  * scripts/bench-results.md (BENCH_RESULTS names another file, e.g. for a smoke run with small
  * counts: see each section's environment variables).
@@ -28,6 +30,7 @@ import { measureQueueMode } from './queueMode';
 import { chosenSettings } from './settings';
 import { measureSharing } from './sharing';
 import { withStacks, type BenchStack } from './stacks';
+import { measureAccountState } from './state';
 import { dateLine, header, render, withRowsNotMeasured, type Row } from './table';
 
 const SECTIONS: Array<{ name: string; number: number; measure: (stacks: BenchStack[]) => Promise<Row[]> }> = [
@@ -36,6 +39,7 @@ const SECTIONS: Array<{ name: string; number: number; measure: (stacks: BenchSta
 	{ name: 'sharing', number: 4, measure: measureSharing },
 	{ name: 'queue', number: 5, measure: measureQueueMode },
 	{ name: 'conversations', number: 6, measure: measureConversations },
+	{ name: 'state', number: 7, measure: measureAccountState },
 ];
 
 async function main() {

@@ -12,7 +12,7 @@ import type { Setting } from './settings';
 export type Cell = string | number;
 
 export interface Row {
-	/** The section of `npm run bench` (1 inbound, 2 outbound, 3 CPU and size, 4 sharing, 5 queue mode, 6 conversations). */
+	/** The section of `npm run bench` (1 inbound, 2 outbound, 3 CPU and size, 4 sharing, 5 queue mode, 6 conversations, 7 state). */
 	section: number;
 	label: string;
 	/** [ours, alternative, ratio] by setting key; a measurement without n8n has the first setting's only. */
