@@ -46,7 +46,7 @@ export async function routeReply(context: IWebhookFunctions, state: WebhookState
 				return { kind: 'answered a waiting run', passOn: wait.passOn === true };
 			}
 			if (consumed === true) {
-				recordWait(context, state, { ...wait, resumedBy: deliveryId });
+				recordWait(context, state, { ...wait, resumedBy: deliveryId, resumedAt: Date.now() });
 				return { kind: 'answered a waiting run', passOn: wait.passOn === true };
 			}
 			continue; // declined: not this run's reply

@@ -43,6 +43,8 @@ export interface WaitEntry extends IDataObject {
 	passOn?: boolean;
 	/** The delivery id of the reply this run took (a redelivery of it is acknowledged, not passed on). */
 	resumedBy?: string;
+	/** When that delivery resumed it: the wait is kept an hour after, for a redelivery of its reply, then goes. */
+	resumedAt?: number;
 	/** How many times the run asked again after an unclear answer (Approval). */
 	asked?: number;
 }
@@ -59,7 +61,10 @@ const KEEP_AFTER_MS = 60 * 60_000;
 
 function merged(a: WaitEntry, b: WaitEntry): WaitEntry {
 	const asked = Math.max(a.asked ?? 0, b.asked ?? 0);
-	return { ...a, ...b, questionId: b.questionId ?? a.questionId ?? null, resumedBy: b.resumedBy ?? a.resumedBy, asked } as WaitEntry;
+	const resumedAt = a.resumedAt !== undefined && b.resumedAt !== undefined ? Math.min(a.resumedAt, b.resumedAt) : (a.resumedAt ?? b.resumedAt);
+	const entry = { ...a, ...b, questionId: b.questionId ?? a.questionId ?? null, resumedBy: b.resumedBy ?? a.resumedBy, asked } as WaitEntry;
+	if (resumedAt !== undefined) entry.resumedAt = resumedAt;
+	return entry;
 }
 
 const orNull = (value: string) => (value === '' ? null : value);
@@ -68,18 +73,20 @@ const orNull = (value: string) => (value === '' ? null : value);
 const table = new AccountTable<WaitEntry>({
 	rowsField: 'waitRows',
 	revField: 'waitsRev',
-	encode: (w) => [w.chat, w.channelId, String(w.since), String(w.until), w.resumePath, w.questionId ?? '', w.resumedBy ?? '', String(w.asked ?? 0), w.passOn ? '1' : ''],
-	decode: ([chat, channelId, since, until, resumePath, questionId, resumedBy, asked, passOn]) => {
+	encode: (w) => [w.chat, w.channelId, String(w.since), String(w.until), w.resumePath, w.questionId ?? '', w.resumedBy ?? '', String(w.asked ?? 0), w.passOn ? '1' : '', w.resumedAt === undefined ? '' : String(w.resumedAt)],
+	decode: ([chat, channelId, since, until, resumePath, questionId, resumedBy, asked, passOn, resumedAt]) => {
 		if (!chat || !channelId || !resumePath) return undefined;
 		const entry: WaitEntry = { executionId: '', resumePath, chat, channelId, since: Number(since), until: Number(until), questionId: orNull(questionId ?? '') };
 		if (resumedBy) entry.resumedBy = resumedBy;
+		if (resumedAt) entry.resumedAt = Number(resumedAt);
 		if (Number(asked) > 0) entry.asked = Number(asked);
 		if (passOn === '1') entry.passOn = true;
 		return entry;
 	},
 	merge: merged,
-	// Only ended waits go: a wait whose run may still take its reply is never dropped (no count bound).
-	expired: (w, now) => w.until + KEEP_AFTER_MS < now,
+	// Only ended waits go (past its time limit, or resumed), an hour after: a wait whose run may still
+	// take its reply is never dropped (no count bound).
+	expired: (w, now) => Math.min(w.until, w.resumedAt ?? Number.POSITIVE_INFINITY) + KEEP_AFTER_MS < now,
 	indexKey: (w) => w.chat,
 });
 

@@ -58,7 +58,8 @@ describe('10,000 runs waiting at once on one account', () => {
 		}
 		saved = JSON.stringify(state);
 		const bytesPerWait = Math.round(saved.length / 10_000);
-		expect(bytesPerWait).toBeLessThan(300);
+		// About 300 bytes, most of it n8n's signed resume path (an object per wait took about 460).
+		expect(bytesPerWait).toBeLessThan(320);
 
 		// n8n restarted: a new process knows only static data.
 		const after = waitingRunsProcess();
@@ -91,6 +92,19 @@ describe('10,000 runs waiting at once on one account', () => {
 		expect(kept['0']).toBeUndefined();
 		expect(kept['1']).toBeDefined();
 	});
+});
+
+test('a run that took its answer goes an hour after it, even with no time limit; a redelivery of that answer is still recognised until then', () => {
+	const runs = waitingRunsProcess();
+	const context = listener('wf-resumed-expiry');
+	const state: WebhookState = {};
+	const forever = Date.parse('3000-01-01T00:00:00.000Z');
+	runs.recordWait(context, state, wait('1', chatOf(1), { until: forever }), NOW);
+	runs.recordWait(context, state, wait('1', chatOf(1), { until: forever, resumedBy: 'd-1', resumedAt: NOW }), NOW);
+	runs.recordWait(context, state, wait('2', chatOf(2), { until: forever }), NOW + HOUR);
+	expect(runs.waitsForReply(context, state, received(chatOf(1)), 'd-1', NOW + HOUR).map((w) => w.executionId)).toEqual(['1']);
+	runs.recordWait(context, state, wait('3', chatOf(3), { until: forever }), NOW + HOUR + 60_001);
+	expect(Object.keys(runs.waitsInStaticData(state)).sort()).toEqual(['2', '3']);
 });
 
 describe('10,000 chats paused at once', () => {
