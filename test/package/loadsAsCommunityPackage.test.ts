@@ -29,6 +29,12 @@ describe('package.json meets the rules for verified community nodes', () => {
 		}
 	});
 
+	test('no `main` (n8n loads the files its `n8n` section names), and `engines` what the README asks for', () => {
+		expect(pkg.main).toBeUndefined();
+		expect(pkg.engines).toEqual({ node: '>=20.19', npm: '>=11' });
+		expect(readText('README.md')).toContain('Node 20.19 or later and npm 11');
+	});
+
 	test('zod is pinned to the line n8n ships (3.25.x)', () => {
 		expect(pkg.devDependencies.zod).toMatch(/^3\.25\./);
 	});
