@@ -42,6 +42,7 @@ const N8N_WORDS = [
 	'Human in the Loop', // n8n 2.x's generated AI Agent tools
 	'Messaging Relay Tool', // the name n8n gives a node usable as a tool
 	'System Message', // the AI Agent's option
+	'Connected Chat Trigger Node', // the AI Agent's and Simple Memory's default source
 	'Waiting', // an execution's status
 ];
 
@@ -104,7 +105,9 @@ function filesUnder(folder: string, suffix: string): string[] {
 }
 
 const readme = readText('README.md');
-const nodeSource = [...filesUnder('nodes', '.ts'), ...filesUnder('credentials', '.ts')].map((file) => readText(file)).join('\n');
+/** Source without its comments: a name only a comment quotes is not the code's. */
+const withoutComments = (source: string) => source.replace(/^\s*\/\*[\s\S]*?\*\//gm, '').replace(/(^|\s)\/\/.*$/gm, '$1');
+const nodeSource = [...filesUnder('nodes', '.ts'), ...filesUnder('credentials', '.ts')].map((file) => withoutComments(readText(file))).join('\n');
 const exampleNodeNames = new Set(
 	filesUnder('examples', '.json').flatMap((file) => readJson<{ nodes: Array<{ name: string }> }>(file).nodes.map((node) => node.name)),
 );
@@ -208,5 +211,8 @@ describe('what the README test counts as a figure, a name and a picture', () => 
 		expect(namesKnown('Alert the operator')).toBe(true);
 		expect(namesKnown('Pause When Someone Replies')).toBe(false);
 		expect(namesKnown('Options → Expected Webhook Address')).toBe(false);
+		// Only the code counts, not its comments.
+		expect(withoutComments("/**\n * 'In a doc comment'\n */\nconst a = 'Code'; // 'After code'\n\t// 'A line comment'\nconst url = 'https://x';")).not.toMatch(/comment|After/);
+		expect(withoutComments("const a = 'Code';\nconst url = 'https://x';")).toContain("'https://x'");
 	});
 });
