@@ -96,13 +96,8 @@ export function applyChatPause(
 	const chat = typeof message?.chatId === 'string' ? message.chatId : undefined;
 	if (!message || !chat) return undefined;
 	if (body.type === 'message.sent') {
-		const origin = message.origin;
-		// No origin says nothing about who typed it: it pauses nothing.
-		if (typeof origin !== 'string' || settings.apiOrigins.includes(origin.trim().toLowerCase())) return undefined;
-		const at = sentAt(body, message, now);
-		const text = typeof message.text === 'string' ? message.text.trim().toLowerCase() : '';
-		const ended = settings.keyword !== '' && text === settings.keyword;
-		record(context, state, chat, { at, until: ended ? 0 : at + settings.minutes * 60_000 }, now);
+		const noted = personsPause(body, settings, now);
+		if (noted) record(context, state, noted.chat, noted.entry, now);
 		return undefined;
 	}
 	if (body.type !== 'message.received') return undefined;
@@ -110,6 +105,24 @@ export function applyChatPause(
 	// A pause given by the action node for a phone number is kept under its digits (chatIds.ts).
 	const paused = chatKeys(chat, isGroup).some((key) => (table.get(context, state, key)?.until ?? 0) > now);
 	return paused ? PAUSED : undefined;
+}
+
+/**
+ * What a `message.sent` typed by a person (its origin not one of the API's) says about its chat:
+ * paused until `minutes` after it was sent, or (the resume keyword) ended. Undefined for any
+ * other event.
+ */
+export function personsPause(body: IDataObject, settings: PauseSettings, now = Date.now()): { chat: string; entry: PauseEntry } | undefined {
+	const message = body.message as IDataObject | undefined;
+	const chat = typeof message?.chatId === 'string' ? message.chatId : undefined;
+	if (body.type !== 'message.sent' || !message || !chat) return undefined;
+	const origin = message.origin;
+	// No origin says nothing about who typed it: it pauses nothing.
+	if (typeof origin !== 'string' || settings.apiOrigins.includes(origin.trim().toLowerCase())) return undefined;
+	const at = sentAt(body, message, now);
+	const text = typeof message.text === 'string' ? message.text.trim().toLowerCase() : '';
+	const ended = settings.keyword !== '' && text === settings.keyword;
+	return { chat, entry: { at, until: ended ? 0 : at + settings.minutes * 60_000 } };
 }
 
 /**
@@ -128,7 +141,8 @@ export function applyPauseCommand(context: IWebhookFunctions & ListenerContext, 
 	}
 	const at = Math.min(command.at, now);
 	const minutes = command.minutes ?? settings.minutes;
-	const until = !command.pause ? 0 : minutes === 0 ? FOREVER : at + minutes * 60_000;
+	// `until`: this trigger's own hand-off of a person's pause (pauseSaving.ts) gives the exact end.
+	const until = command.until ?? (!command.pause ? 0 : minutes === 0 ? FOREVER : at + minutes * 60_000);
 	record(context, state, chatKey(command.chat), { at, until }, now);
 	return { applied: true };
 }

@@ -23,6 +23,7 @@ import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
+import { saveOutsideRun, type UnsavedWrites } from './savedOutsideRun';
 import { startRegistrationRepair } from './registrationRepair';
 import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
 import { triggerProperties } from './TriggerDescription';
@@ -137,10 +138,14 @@ export class MessagingRelayTriggerVersion implements INodeType {
 		const ignored = whyIgnored(this, delivery.body) ?? paused;
 		const runsNow = !ignored && !(delivery.kind === 'valid' && isCombining(this, delivery.event));
 
+		// What n8n will not save if this request starts a run (savedOutsideRun.ts).
+		const unsaved: UnsavedWrites = { pause: pause && { body: delivery.body, settings: pause }, droppedWaits: [] };
+
 		// 3b. A contact's answer to a run that waits for it (Send and Wait for Reply): the holder
 		//     offers it to that run first; taken, it is not a new message for the triggers.
 		if (caller.kind === 'service' && delivery.kind === 'valid') {
 			const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id);
+			if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.dropped ?? [];
 			if (reply.kind === 'retry later') {
 				return respond(this, { status: 503, body: { error: 'A run waiting for this reply could not take it yet' }, headers: RETRY });
 			}
@@ -161,13 +166,15 @@ export class MessagingRelayTriggerVersion implements INodeType {
 			// Answering at the run's end, the holder runs the event with the others at the
 			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
 			const own = shared.runSelf ? await emit(this, delivery) : {};
+			const kept = await saveOutsideRun(this, state, unsaved, own);
 			respond(this, { status: 503, body: { error: 'A workflow sharing this webhook could not take the event yet' }, headers: RETRY });
-			return rememberTestEvent(this, { noWebhookResponse: true, workflowData: own.workflowData });
+			return rememberTestEvent(this, { noWebhookResponse: true, workflowData: kept.workflowData });
 		}
 
 		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
+		//    What steps 3 and 3b wrote is saved by requests of their own (savedOutsideRun.ts).
 		if (ignored) return acknowledged(ignored);
-		return rememberTestEvent(this, await emit(this, delivery));
+		return rememberTestEvent(this, await saveOutsideRun(this, state, unsaved, await emit(this, delivery)));
 	}
 }
 

@@ -28,7 +28,8 @@ export async function whoIsCalling(context: IWebhookFunctions, state: WebhookSta
 		const bodyText = rawBodyText(context.getRequestObject());
 		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
 		if (outcome.kind === 'event') return { kind: 'trigger', bodyText };
-		if (outcome.kind === 'pause') return { kind: 'answered', answer: { status: 200, body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) } } };
+		// Answered once n8n saved it: "applied" means in the database (pauseSaving.ts relies on it).
+		if (outcome.kind === 'pause') return { kind: 'answered', answer: { status: 200, body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) }, afterSave: true } };
 		return { kind: 'answered', answer: outcome };
 	}
 

@@ -8,7 +8,9 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { ADA_CHAT, GRACE_CHAT, receivedIn } from '../fixtures/events';
+import { pausesInStaticData } from '../../nodes/MessagingRelayTrigger/chatPause';
+import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
+import { ADA_CHAT, GRACE_CHAT, receivedIn, sentIn } from '../fixtures/events';
 import { api, finishedExecutions, info, n8n, nodeItems, relayCredential, sim, triggerWorkflow } from '../support/e2e';
 import { createWorkflow, NODE_TYPES, type CredentialRef } from '../support/workflows';
 
@@ -109,4 +111,30 @@ test('a paused chat stops in the workflow with Pause When a Person Replies, not 
 	await deliver(receivedIn(ADA_CHAT, { text: 'after the pause' }));
 	expect(await chatsRun(assistant, 2)).toEqual(['grace', 'ada']);
 	expect(await chatsRun(logger, 3)).toEqual(['ada', 'grace', 'ada']);
+});
+
+test('a person\'s message that a workflow also runs (it selects message.sent): its pause is saved in n8n, not only in memory, and holds', async () => {
+	// n8n saves nothing a trigger wrote in a request that also started its run; the trigger sends
+	// the pause to its own URL, a request of its own (docs/design/account-state.md).
+	const { workflowId: watcher } = await triggerWorkflow({
+		name: 'e2e: replies watcher',
+		apiKey: API_KEY,
+		webhookId: '0e2e0000-0000-4000-8000-00000000000c',
+		events: ['message.sent', 'message.received'],
+		options: pauseOption,
+	});
+	await publish(watcher);
+	const chat = '4917798765432@c.us';
+	await deliver(sentIn(chat, 'phone', 'I will take this one'));
+	const [run] = await finishedExecutions(watcher, 1);
+	expect(run.status).toBe('success');
+	const workflow = (await api('GET', `/workflows/${watcher}`)) as { staticData?: Record<string, WebhookState> | null };
+	const pause = pausesInStaticData(Object.values(workflow.staticData ?? {})[0] ?? {})[chat];
+	expect(pause).toBeDefined();
+	expect(pause.until - pause.at).toBe(30 * 60_000);
+
+	await deliver(receivedIn(chat, { text: 'hello?' }));
+	await deliver(receivedIn(GRACE_CHAT, { text: 'another chat' }));
+	const runs = await finishedExecutions(watcher, 2);
+	expect(runs.map((r) => JSON.stringify(nodeItems(r, 'Relay Trigger')[0] ?? {})).some((item) => item.includes('hello?'))).toBe(false);
 });

@@ -15,6 +15,8 @@ export const pauseCommandSchema = z.object({
 	minutes: z.number().min(0).optional(),
 	/** When it was given (ms since epoch): the newest word on a chat wins. */
 	at: z.number(),
+	/** The exact end (ms since epoch, 0: ended): a trigger saving a person's pause in a request of its own. */
+	until: z.number().min(0).optional(),
 });
 
 export type PauseCommand = z.infer<typeof pauseCommandSchema>;

@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { sendHandoff } from './peerClient';
-import { dropWait, recordWait, waitsForReply } from './waitingRuns';
+import { dropWait, recordWait, waitsForReply, type WaitEntry } from './waitingRuns';
 import type { WebhookState } from './webhookState';
 
 /**
@@ -11,8 +11,8 @@ import type { WebhookState } from './webhookState';
  * node's proof says a run took it: n8n answers a finished send-and-wait run with 200 too.
  */
 export type ReplyOutcome =
-	/** No run took it: the triggers get it as usual. */
-	| { kind: 'not a reply' }
+	/** No run took it: the triggers get it as usual. `dropped`: waits found no longer waiting (forgotten here). */
+	| { kind: 'not a reply'; dropped?: WaitEntry[] }
 	/** A waiting run took it; `passOn`: that wait asked for the triggers to get it too. */
 	| { kind: 'answered a waiting run'; passOn: boolean }
 	/** A waiting run could not be reached: answer 503, the service delivers it again. */
@@ -34,6 +34,7 @@ export async function routeReply(context: IWebhookFunctions, state: WebhookState
 	const origin = new URL(state.webhookUrl).origin;
 	// The event as the service delivered it (byte for byte, not n8n's parse), read once for every wait.
 	const event = JSON.parse(rawBody) as unknown;
+	const dropped: WaitEntry[] = [];
 	for (const wait of waits) {
 		const resume = JSON.stringify({ asked: wait.asked ?? 0, questionId: wait.questionId ?? null, event });
 		const answer = await sendHandoff(context, state.shareKey, 'resume', `${origin}${wait.resumePath}`, resume);
@@ -59,6 +60,7 @@ export async function routeReply(context: IWebhookFunctions, state: WebhookState
 		// running run (409). A young wait's 409 is "deliver it again", not "gone".
 		if (answer.kind === 'stranger' && answer.statusCode === 409 && Date.now() - wait.since < SETTLING_MS) return { kind: 'retry later' };
 		dropWait(context, state, wait.executionId);
+		dropped.push(wait);
 	}
-	return NOT_A_REPLY;
+	return { kind: 'not a reply', dropped };
 }

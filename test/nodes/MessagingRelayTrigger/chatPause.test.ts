@@ -132,6 +132,20 @@ describe('Pause When a Person Replies', () => {
 		expect(texts(w)).toEqual([phone.message.id, api.message.id]);
 	});
 
+	test('a person\'s message that also starts the workflow: the pause is saved in static data all the same (n8n saves nothing else of that request)', async () => {
+		const w = await assistant(pauseOn(), ['message.received', 'message.sent']);
+		const phone = sent('phone');
+		await deliver(phone);
+		expect(texts(w)).toEqual([phone.message.id]);
+		// Saved by the trigger's own `pause` hand-off: the delivery's request started a run.
+		const entry = pausesInStaticData(w.stored)[ADA];
+		expect(entry.until - entry.at).toBe(30 * 60_000);
+		expect(n8n.served.filter((s) => s.handoff === 'pause').map((s) => s.path)).toEqual([w.productionPath]);
+		// The keyword, also run by the workflow, ends it in static data too.
+		await deliver(sent('phone', ADA, '#bot'));
+		expect(pausesInStaticData(w.stored)[ADA].until).toBe(0);
+	});
+
 	test('several workflows on one account: each trigger with the option knows the pause, whatever events it selects and whichever holds the webhook', async () => {
 		// The holder (published last) logs everything and has no pause; the assistant selects
 		// only message.received, so it sees the person's message only as the holder's forward.

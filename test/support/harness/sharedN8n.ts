@@ -4,7 +4,8 @@
  * (docs/shared-webhook.md, facts):
  *   - each workflow's static data lives in a "database" (a JSON string); every webhook request and
  *     every activation loads a fresh copy and saves it afterwards only if the node changed it, so
- *     two requests of one workflow at once race exactly like in n8n (last write wins);
+ *     two requests of one workflow at once race exactly like in n8n (last write wins); a request
+ *     that starts an execution saves nothing, as in n8n;
  *   - a `webhookResponse` without workflow data is answered after the save;
  *   - a production route exists while the workflow is published (also during its create and
  *     delete); anything else gets n8n's 404;
@@ -281,7 +282,9 @@ export class SharedWorkflow {
 			'webhook',
 		);
 		const result = await this.trigger.webhook.call(context as unknown as IWebhookFunctions);
-		this.save(workflow, test);
+		// A request that starts a run saves nothing webhook() wrote: n8n's WorkflowRunner builds a new
+		// Workflow on the same static data, which clears its __dataChanged (docs/design/account-state.md).
+		if (!result.workflowData) this.save(workflow, test);
 		if (result.workflowData) {
 			const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];
 			const failed = this.runsFail > 0;

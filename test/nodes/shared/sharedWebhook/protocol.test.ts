@@ -189,7 +189,9 @@ describe('members that cannot take an event right now', () => {
 		expect(first.status).toBe(503);
 		expect(logger.productionEvents).toHaveLength(1); // the holder ran it; it is not lost for it
 		expect(w.reply.productionEvents).toHaveLength(0);
-		expect(Object.keys(logger.stored.pending as object)).toHaveLength(1);
+		// The holder's record of it is in this process's memory: the request also started the
+		// holder's run, and n8n saves nothing of such a request (docs/design/account-state.md).
+		expect(logger.stored.pending).toBeUndefined();
 
 		// The service delivers the same event again: only the member that missed it runs it.
 		const again = await sim.deliver(event);
@@ -216,7 +218,9 @@ describe('members that cannot take an event right now', () => {
 		expect((await sim.deliver(event)).status).toBe(200);
 		expect(w.reply.productionEvents).toHaveLength(1);
 		expect(logger.productionEvents).toHaveLength(1);
-		expect(logger.stored.pending).toBeUndefined();
+		// The 503's record was saved (that request started nothing); the redelivery that ended it
+		// started runs, so n8n did not save its end: it goes when it is an hour old.
+		expect(Object.keys(logger.stored.pending as object)).toHaveLength(1);
 	});
 
 	test('two deliveries answered 503 at the same time: at their redelivery the holder runs neither again', async () => {

@@ -1,0 +1,57 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { webhookResourceUrl } from '../shared/n8nCapabilities';
+import type { PauseCommand } from '../shared/sharedWebhook/pauseCommand';
+import { sendHandoff } from '../shared/sharedWebhook/peerClient';
+import type { ShareOp } from '../shared/sharedWebhook/signedHandoff';
+import type { WaitEntry } from '../shared/sharedWebhook/waitingRuns';
+import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+import { personsPause, type PauseSettings } from './chatPause';
+
+/** What a delivery wrote that n8n will not save if the delivery also starts a run. */
+export interface UnsavedWrites {
+	/** A person's message and the trigger's pause settings (chatPause.ts). */
+	pause?: { body: IDataObject; settings: PauseSettings };
+	/** Waits whose run no longer waits (replyRouting.ts). */
+	droppedWaits: WaitEntry[];
+}
+
+/**
+ * n8n does not save what webhook() wrote to static data when the same request starts a run (its
+ * runner builds a new Workflow on that static data, which clears the "changed" mark:
+ * docs/design/account-state.md). So the writes a user relies on (a person's pause; a wait that
+ * ended, else offered every message of its chat) are sent to the trigger's own URL as signed
+ * hand-offs: those requests start nothing, n8n saves them and only then answers. In queue mode one
+ * may reach another webhook process, which then knows it too. What cannot be saved so is logged.
+ */
+export async function saveOutsideRun(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	unsaved: UnsavedWrites,
+	response: IWebhookResponseData,
+): Promise<IWebhookResponseData> {
+	// A test listener's static data is never saved; a request that starts no run is saved by n8n.
+	if (!response.workflowData || context.getMode() === 'manual') return response;
+	const noted = unsaved.pause ? personsPause(unsaved.pause.body, unsaved.pause.settings) : undefined;
+	if (noted) {
+		const command: PauseCommand = { chat: noted.chat, pause: noted.entry.until > 0, at: noted.entry.at, until: noted.entry.until };
+		if (!(await toOwnUrl(context, state, 'pause', command, 'applied'))) {
+			context.logger.warn(
+				`Messaging Relay Trigger: the pause of chat ${noted.chat} (a person wrote from the phone) is kept in this n8n process only, not saved: a restart forgets it. Pause the chat again with Message → Pause Automatic Replies if it must hold.`,
+				{ workflowId: context.getWorkflow().id, chat: noted.chat },
+			);
+		}
+	}
+	const now = Date.now();
+	// Saved as ended: kept an hour (a late redelivery of its reply), then it goes. Not saved, it is
+	// offered the chat's next message again and dropped again: no harm, one request more.
+	for (const wait of unsaved.droppedWaits) await toOwnUrl(context, state, 'wait', { ...wait, until: Math.min(wait.until, now) }, 'recorded');
+	return response;
+}
+
+async function toOwnUrl(context: IWebhookFunctions, state: WebhookState, op: ShareOp, body: object, done: string): Promise<boolean> {
+	const url = webhookResourceUrl(context);
+	if (!url || !state.shareKey) return false;
+	const answer = await sendHandoff(context, state.shareKey, op, url, JSON.stringify(body));
+	return answer.kind === 'member' && (answer.body as IDataObject | undefined)?.[done] === true;
+}
