@@ -11,7 +11,7 @@ import { waitsInStaticData } from '../../nodes/shared/sharedWebhook/waitingRuns'
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { api, eventually, executions, importExample, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow, viaBalancer } from '../support/e2e';
+import { api, eventually, executions, finishedExecutions, importExample, nodeItems, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow, viaBalancer } from '../support/e2e';
 import { exampleForSimulator } from '../support/examples';
 
 const example = exampleForSimulator('appointment-confirmation.json');
@@ -79,6 +79,11 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		expect(runs).toHaveLength(1);
 		await sleep(1_000);
 		expect(await sentTo(chat, since)).toHaveLength(2);
+		// The only run in its chat recorded its wait once, without the question's id; the run's
+		// output still names its question (from the run's own custom data).
+		expect((await recordedWait(chat))?.questionId).toBeNull();
+		const [finished] = await finishedExecutions(workflowId, 1);
+		expect(nodeItems(finished, 'Ask to confirm')[0]?.question).toEqual({ text: expect.any(String), messageId: expect.stringMatching(/\S/) });
 	});
 
 	test('an unclear answer is asked again, then "no" continues on the false branch', async () => {

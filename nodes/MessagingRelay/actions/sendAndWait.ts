@@ -87,25 +87,30 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	// account's triggers record it, or (none published) this run holds the webhook itself (§5b).
 	const receiver = await findReceiver.call(this, key, ownUrl);
 	const registration = receiver.kind === 'triggers' ? receiver.registration : await holdWebhook.call(this, key, ownUrl);
-	if (registration) await recordWithTriggers.call(this, registration, wait);
+	const othersInChat = registration ? await recordWithTriggers.call(this, registration, wait) : 0;
 
 	const { body } = await relayApiRequest.call(this, { method: 'POST', path: '/v1/messages', body: { channelId, to, text }, scope: 'messages:send', itemIndex: 0 });
 	const sent = body === undefined ? {} : (unwrapObject(body, ['message', 'data']) as IDataObject);
 	const questionId = typeof sent.id === 'string' ? sent.id : null;
 	if (questionId) {
 		executionCustomData(this).set(QUESTION_ID, questionId);
-		if (registration) await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify({ ...wait, questionId }));
+		// Only another run waiting in this chat needs the id (a reply quoting this question comes
+		// here, not there): one save of the triggers' static data per run in the usual case.
+		if (registration && othersInChat > 0) await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify({ ...wait, questionId }));
 	}
 
 	await this.putExecutionToWait(until);
 	return [this.getInputData()];
 }
 
-/** The `wait` hand-off to every trigger the registration lists; the holder must have taken it. */
-async function recordWithTriggers(this: IExecuteFunctions, registration: Registration, wait: Wait) {
+/**
+ * The `wait` hand-off to every trigger the registration lists; the holder must have taken it.
+ * Returns how many other runs the holder has waiting in the same chat.
+ */
+async function recordWithTriggers(this: IExecuteFunctions, registration: Registration, wait: Wait): Promise<number> {
 	const { answers } = await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify(wait));
 	const holder = answers.find((a) => a.path === registration.holderPath)?.answer;
-	const taken = (holder?.kind === 'member' ? holder.body : undefined) as { recorded?: unknown; capacity?: unknown } | undefined;
+	const taken = (holder?.kind === 'member' ? holder.body : undefined) as { recorded?: unknown; capacity?: unknown; otherWaitsInChat?: unknown } | undefined;
 	if (taken?.recorded === false && typeof taken.capacity === 'number') {
 		throw new NodeOperationError(nodeOf(this), `This account already has ${taken.capacity.toLocaleString('en-US')} runs waiting for a reply, the most one account can hold`, {
 			description:
@@ -117,6 +122,8 @@ async function recordWithTriggers(this: IExecuteFunctions, registration: Registr
 			description: 'The question was not sent. n8n may be restarting: run this again, or turn on "Retry On Fail" in this node\'s settings.',
 		});
 	}
+	// A holder of an earlier version does not say: send the id, as before.
+	return typeof taken.otherWaitsInChat === 'number' ? taken.otherWaitsInChat : 1;
 }
 
 /** The parts of the resume request the node reads. */
@@ -175,7 +182,8 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	if (check.op === 'ping') return answer(200, { proof });
 	if (check.op !== 'resume') return answer(401, { error: 'Invalid hand-off: not a resume' });
 	const { asked = 0, questionId = null, event } = JSON.parse(bodyText) as ResumeBody;
-	const taken = await takeAnswer.call(this, event, asked, questionId);
+	// The wait carries the question's id only when its chat had another wait: the run keeps its own.
+	const taken = await takeAnswer.call(this, event, asked, questionId ?? executionCustomData(this).get(QUESTION_ID) ?? null);
 	if (taken.kind === 'not this chat') return answer(200, { proof, consumed: false });
 	if (taken.kind === 'asked again') return answer(200, { proof, consumed: true, reAsked: true });
 	return answer(200, { proof, consumed: true }, taken.output);

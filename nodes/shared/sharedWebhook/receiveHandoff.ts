@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { webhookResourceUrl } from '../n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { takeOver } from './registration';
-import { recordWait, WAIT_CAPACITY, waitSchema, type Wait } from './waitingRuns';
+import { otherWaitsInChat, recordWait, WAIT_CAPACITY, waitSchema, type Wait } from './waitingRuns';
 import { proofFor, verifyHandoff } from './signedHandoff';
 import type { WebhookState } from './webhookState';
 
@@ -49,7 +49,8 @@ export async function receiveHandoff(
 	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
 	if (check.op === 'missed') return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
 	if (check.op === 'pause') return { kind: 'pause', proof };
-	if (check.op === 'wait') return { kind: 'answer', status: 200, body: { proof, ...answerWait(context, state, body) } };
+	// Answered once n8n saved it: "recorded" means in the database, not in this process only.
+	if (check.op === 'wait') return { kind: 'answer', status: 200, body: { proof, ...answerWait(context, state, body) }, afterSave: true };
 	if (check.op === 'resume') return { kind: 'answer', status: 400, body: { error: 'A trigger does not take resumes' } };
 
 	// takeover. A test listener's static data is not saved by n8n: it must never hold the registration.
@@ -88,6 +89,8 @@ function answerWait(context: IWebhookFunctions, state: WebhookState, body: strin
 	}
 	// Only the holder refuses a new wait at the account's capacity: the node asks only when the
 	// holder took it, and a member keeps whatever the holder kept, for a hand-over.
-	const outcome = recordWait(context, state, wait, Date.now(), state.webhookUrl ? WAIT_CAPACITY : undefined);
-	return outcome.recorded ? { recorded: true } : { recorded: false, reason: outcome.reason, capacity: WAIT_CAPACITY };
+	const now = Date.now();
+	const outcome = recordWait(context, state, wait, now, state.webhookUrl ? WAIT_CAPACITY : undefined);
+	if (!outcome.recorded) return { recorded: false, reason: outcome.reason, capacity: WAIT_CAPACITY };
+	return { recorded: true, otherWaitsInChat: otherWaitsInChat(context, state, wait, now) };
 }

@@ -117,6 +117,16 @@ export function recordWait(context: ListenerContext, state: WebhookState, wait: 
 	return { recorded: true };
 }
 
+/**
+ * How many other runs still wait in the wait's chat: only then does Send and Wait send its
+ * question's message id too (a reply that quotes one of two questions goes to that question's run).
+ */
+export function otherWaitsInChat(context: ListenerContext, state: WebhookState, wait: WaitEntry, now = Date.now()): number {
+	let others = 0;
+	for (const [id, entry] of table.withKey(context, state, [wait.chat])) if (id !== wait.executionId && isLive(entry, now)) others++;
+	return others;
+}
+
 /** Forgets a wait whose run no longer waits (it timed out, was cancelled or deleted). */
 export function dropWait(context: ListenerContext, state: WebhookState, executionId: string, now = Date.now()) {
 	table.write(context, state, [[executionId, undefined]], now);

@@ -195,8 +195,9 @@ export async function executeFrom(
 	mode: WorkflowExecuteMode,
 	/** n8n's address as the nodes see it (a trigger's webhook URL is built on it). */
 	n8nBaseUrl?: string,
+	executionId = 'exec-1',
 ): Promise<IRun> {
-	const hooks = new ExecutionLifecycleHooks(mode, 'exec-1', {
+	const hooks = new ExecutionLifecycleHooks(mode, executionId, {
 		id: workflow.id,
 		name: workflow.name ?? 'test',
 		nodes: Object.values(workflow.nodes),
@@ -213,7 +214,7 @@ export async function executeFrom(
 	const runExecutionData = createRunExecutionData({
 		executionData: { nodeExecutionStack: [{ node: startNode, data: { main: startItems }, source: null }] },
 	});
-	await new WorkflowExecute(additionalDataFor(credentials, hooks, n8nBaseUrl), mode, runExecutionData).processRunExecutionData(workflow);
+	await new WorkflowExecute({ ...additionalDataFor(credentials, hooks, n8nBaseUrl), executionId }, mode, runExecutionData).processRunExecutionData(workflow);
 	return await done;
 }
 

@@ -1,0 +1,54 @@
+/**
+ * Send and Wait for Reply records its wait with the account's triggers once per run in the usual
+ * case (docs/design/account-state.md): each `wait` hand-off makes n8n save the trigger's whole
+ * static data, so the question's message id is sent in a second hand-off only when another run
+ * waits in the same chat (a reply that quotes one of two questions goes to that question's run).
+ * Run in n8n-core's WorkflowExecute against a stand-in n8n with a published trigger.
+ */
+import type { INodeParameters } from 'n8n-workflow';
+import { Workflow } from 'n8n-workflow';
+
+import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
+import type { WebhookState } from '../../../nodes/shared/sharedWebhook/webhookState';
+import type { RelaySimulator } from '../../fixtures/simulator';
+import { executeFrom, PackageNodeTypes, relayCredentials, relayNode } from '../../support/harness/n8nRuntime';
+import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
+
+let sim: RelaySimulator;
+let n8n: SharedN8n;
+withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
+
+const ADA = '+4917612345678';
+
+let runs = 0;
+async function ask(to: string) {
+	const asking = relayNode({ resource: 'message', operation: 'sendAndWait', message: 'Can you come on Friday?', waitTo: to, waitChannelId: 'num_main' });
+	const workflow = new Workflow({ id: 'wf-campaign', nodes: [asking], connections: {}, active: true, nodeTypes: new PackageNodeTypes() });
+	const run = await executeFrom(workflow, asking, [[{ json: {} }]], relayCredentials(sim.baseUrl), 'webhook', n8n.baseUrl, `exec-${++runs}`);
+	expect(run.data.resultData.error).toBeUndefined();
+	return run;
+}
+
+const waitHandoffs = () => n8n.served.filter((s) => s.handoff === 'wait').length;
+const stored = (holder: SharedWorkflow) => Object.values(waitsInStaticData(JSON.parse(holder.db)[`node:${holder.node.name}`] as WebhookState));
+const questionsSent = () => sim.requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages').length;
+
+test('the only run in its chat: one `wait` hand-off; a second run in that chat also sends its question\'s id', async () => {
+	const holder = n8n.addWorkflow('campaign trigger', { events: ['message.received'] } as INodeParameters);
+	await holder.publish();
+
+	await ask(ADA);
+	expect(waitHandoffs()).toBe(1);
+	expect(questionsSent()).toBe(1);
+	expect(stored(holder)).toEqual([expect.objectContaining({ chat: '4917612345678', questionId: null })]);
+
+	// Another run asks the same contact while the first waits: its wait carries its question's id.
+	await ask(ADA);
+	expect(waitHandoffs()).toBe(3);
+	const waits = stored(holder).sort((a, b) => a.since - b.since);
+	expect(waits.map((w) => w.questionId)).toEqual([null, expect.stringMatching(/\S/)]);
+
+	// A third contact is alone in its chat again: one hand-off.
+	await ask('+4915112345678');
+	expect(waitHandoffs()).toBe(4);
+});
