@@ -11,7 +11,7 @@
  *   5. queueMode.ts the auto-reply in one n8n process vs n8n's queue mode
  *   6. conversations.ts a contact's answer to Send and Wait for Reply vs n8n's Wait node resumed directly
  *   7. state.ts     cost as the account's state grows: a delivery and recording a wait, with 1,000 and
- *                   10,000 open waits and 10,000 paused chats in the trigger's state vs none
+ *                   10,000 open waits and 1,000 and 10,000 paused chats in the trigger's state vs none
  * BENCH_ONLY=inbound,outbound,sharing,queue,conversations,state runs those sections only (3 always runs); the other
  * rows are kept from the previous results. The table is printed and written to
  * scripts/bench-results.md (BENCH_RESULTS names another file, e.g. for a smoke run with small

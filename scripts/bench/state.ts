@@ -6,8 +6,8 @@
  *   - deliveries: events that neither answer a wait nor meet a pause (a `message.received` from a
  *     chat nobody waits on and nobody paused, and a `number.disconnected`, which no chat rule
  *     reads) to trigger v3 (the default) with "Pause When a Person Replies" on, its static data
- *     holding 0, BENCH_STATE_WAITS (1,000 and 10,000) open waits, BENCH_STATE_PAUSED (10,000)
- *     paused chats, and the most waits with the paused chats together: n8n's CPU per delivery
+ *     holding 0, BENCH_STATE_WAITS (1,000 and 10,000) open waits, BENCH_STATE_PAUSED (1,000 and
+ *     10,000) paused chats, and the most waits with the most paused chats together: n8n's CPU per delivery
  *     (/proc/<pid>/stat, to the end of the runs) and the service's wait for the answer, p50. Two
  *     deliveries of each event after every change of state are not counted (the trigger has read
  *     its state once, as it has at any time but the first delivery after a write), and counting
@@ -27,8 +27,16 @@
  *     newest one (their runs do not exist: n8n answers the resume 404, waiting-webhooks.js:190-191),
  *     so that the trigger's memory keeps neither into the next recording (that trigger selects only
  *     number.disconnected, so those messages start no run: see prepare).
- * How the state is made and written: accountState.ts; a recording: stateRecording.ts. Settings and sizes alternate by rounds;
- * medians of the rounds.
+ * How the state is made and written: accountState.ts. In short: built in this process by the
+ * nodes' own code (waitingRuns.ts `recordWait`, chatPause.ts `applyPauseCommand`, as the trigger
+ * runs them on the `wait` and `pause` hand-offs), checked once at BENCH_STATE_CHECK (200) waits and
+ * pauses against the same sent as signed hand-offs to a trigger in n8n, and written into the
+ * measured triggers' static data through n8n's public API. It was built through the hand-offs at
+ * every size before; at 10,000 waits and 10,000 pauses that is 20,000 saves by n8n of a static data
+ * growing to about 3.5 MB, which n8n's SQLite writer could not keep up with (lock timeouts, then a
+ * dropped connection after 29 minutes). A recording (stateRecording.ts) still goes through a real
+ * hand-off to a trigger in n8n, with the state installed first: n8n's save is what it measures.
+ * Settings and sizes alternate by rounds; medians of the rounds.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -37,7 +45,7 @@ import { cpuMs } from '../../test/support/stack/processes';
 import { say } from '../../test/support/stack/runtime';
 import { waitUntil } from '../../test/support/waitUntil';
 import { createWorkflow, productionUrl, triggerWorkflowData } from '../../test/support/workflows';
-import { buildStates, handoffTarget, nodeState, writeState, type BuiltStates } from './accountState';
+import { buildInProcess, buildStates, handoffTarget, newPlan, nodeState, sameStates, writeState, type BuiltStates } from './accountState';
 import { DEFAULT_VERSION } from './inbound';
 import { median, medians, postDeliveries, round, type LoadResult, type Target } from './measure';
 import { fromEnv } from './settings';
@@ -62,7 +70,7 @@ const fmt = (n: number) => n.toLocaleString('en-US');
 const describe = ({ waits, paused }: StateSize) => [waits ? `${fmt(waits)} open waits` : '', paused ? `${fmt(paused)} paused chats` : ''].filter(Boolean).join(' and ') || 'none';
 const sizeKey = ({ waits, paused }: StateSize) => `${waits}/${paused}`;
 const append = <K, V>(map: Map<K, V[]>, key: K, value: V) => map.set(key, [...(map.get(key) ?? []), value]);
-const fieldsFor = (built: BuiltStates, { waits, paused }: StateSize): IDataObject => ({ ...(waits ? built.waits.get(waits) : {}), ...(paused ? built.paused : {}) });
+const fieldsFor = (built: BuiltStates, { waits, paused }: StateSize): IDataObject => ({ ...(waits ? built.waits.get(waits) : {}), ...(paused ? built.paused.get(paused) : {}) });
 const kib = (fields: IDataObject) => round(JSON.stringify(fields).length / 1024, 0);
 
 /** Publishes a trigger (version 3) on the key's account; its workflow id once it holds the account's webhook. */
@@ -105,44 +113,73 @@ async function prepare(bench: BenchStack): Promise<Prepared> {
 	};
 }
 
-/** The states, built once through the hand-offs in one n8n (the fastest setting's): accountState.ts. */
-async function build(stacks: BenchStack[], waitCounts: number[], paused: number): Promise<BuiltStates> {
-	const bench = stacks.find((s) => s.setting.key === 'lazy') ?? stacks.find((s) => s.setting.key === 'legacy') ?? stacks[0];
-	const concurrency = fromEnv('BENCH_STATE_BUILD_CONCURRENCY', 4);
-	say(`   building the states in ${bench.setting.label}: ${fmt(Math.max(0, ...waitCounts))} wait and ${fmt(paused)} pause hand-offs, ${concurrency} at a time`);
+/** The lazy-acquire n8n if it runs (the fastest), else the legacy one, else the first. */
+const fastest = (stacks: BenchStack[]) => stacks.find((s) => s.setting.key === 'lazy') ?? stacks.find((s) => s.setting.key === 'legacy') ?? stacks[0];
+
+/**
+ * The states, built once in this process by the nodes' own code (accountState.ts `buildInProcess`),
+ * the trigger's "Pause When a Person Replies" that of the measured triggers; then the cross-check.
+ */
+async function build(stacks: BenchStack[], waitCounts: number[], pausedCounts: number[]): Promise<BuiltStates> {
+	const built = buildInProcess(newPlan(Math.max(0, ...waitCounts)), waitCounts, pausedCounts, PAUSE_OPTION.pauseWhenPersonReplies);
+	const waits = [...built.waits].map(([n, f]) => `${fmt(n)} waits ${fmt(kib(f))} KiB`);
+	const paused = [...built.paused].map(([n, f]) => `${fmt(n)} paused chats ${fmt(kib(f))} KiB`);
+	say(`   built in this process in ${round(built.seconds, 1)} s: ${[...waits, ...paused].join(', ')}; fields ${built.keys.join(', ')}; refused ${built.refused.waits} waits, ${built.refused.paused} pauses`);
+	await crossCheck(stacks);
+	return built;
+}
+
+/**
+ * BENCH_STATE_CHECK (200) waits and as many pauses sent as signed hand-offs to a builder trigger
+ * (on an account of its own, "Pause When a Person Replies" on) in one n8n, BENCH_STATE_BUILD_CONCURRENCY
+ * (1) at a time, and built in this process from the same plan: throws unless the fields n8n then
+ * holds are the in-process build's and decode to the same waits and paused chats (accountState.ts
+ * `sameStates`). 0 skips it.
+ */
+async function crossCheck(stacks: BenchStack[]): Promise<void> {
+	const size = fromEnv('BENCH_STATE_CHECK', 200);
+	if (!(size > 0)) return;
+	const bench = fastest(stacks);
+	const concurrency = fromEnv('BENCH_STATE_BUILD_CONCURRENCY', 1);
+	say(`   cross-check in ${bench.setting.label}: ${fmt(size)} wait and ${fmt(size)} pause hand-offs to a trigger, ${concurrency} at a time, against the same built in this process`);
 	const builderId = await publishTrigger(bench, 'state builder account', 'sim-key-bench-state-build', 14, ['message.received'], PAUSE_OPTION);
 	const target = handoffTarget((await registered(bench, 'acct_bench_state_build')).url, 'sim-key-bench-state-build');
-	const built = await buildStates(bench.stack.client, builderId, target, waitCounts, paused, concurrency);
+	const plan = newPlan(size);
+	const sent = await buildStates(bench.stack.client, builderId, target, plan, [size], [size], concurrency);
 	// The builder's part is done; unpublished, n8n stops it (its registration is removed).
 	await bench.stack.client.unpublish(builderId);
-	const sizes = [...built.waits].map(([n, f]) => `${fmt(n)} waits ${fmt(kib(f))} KiB`).join(', ');
-	say(`   built in ${round(built.seconds, 0)} s: ${sizes}; ${fmt(paused)} paused chats ${fmt(kib(built.paused))} KiB; fields ${built.keys.join(', ')}; refused ${built.refused.waits} waits, ${built.refused.paused} pauses`);
-	return built;
+	const compared = sameStates(buildInProcess(plan, [size], [size], PAUSE_OPTION.pauseWhenPersonReplies), sent);
+	say(`   the same in n8n (${round(sent.seconds, 0)} s of hand-offs) as in this process: ${compared}; fields ${sent.keys.join(', ')}`);
 }
 
 async function runsEnded(bench: BenchStack) {
 	await waitUntil('the runs to end', async () => !(await anyRunning(bench.stack.client)), { timeoutMs: 120_000, intervalMs: 100 });
 }
 
-/** The sizes measured: none, each count of waits, the paused chats, and the most waits with them. */
-function sizes(): { states: StateSize[]; most: number; paused: number } {
-	const waits = (process.env.BENCH_STATE_WAITS ?? '1000,10000').split(',').map(Number).filter((n) => n > 0);
-	const paused = fromEnv('BENCH_STATE_PAUSED', 10_000);
+/** A list of sizes from the environment (comma-separated), or the default. */
+const counts = (name: string, fallback: string) => (process.env[name] ?? fallback).split(',').map(Number).filter((n) => n > 0);
+
+/** The sizes measured: none, each count of waits, each count of paused chats, and the most of both together. */
+function sizes(): { states: StateSize[]; most: number; pausedCounts: number[] } {
+	const waits = counts('BENCH_STATE_WAITS', '1000,10000');
+	const pausedCounts = counts('BENCH_STATE_PAUSED', '1000,10000');
 	const most = Math.max(0, ...waits);
-	const states: StateSize[] = [{ waits: 0, paused: 0 }, ...waits.map((w) => ({ waits: w, paused: 0 }))];
-	if (paused > 0) states.push({ waits: 0, paused }, ...(most > 0 ? [{ waits: most, paused }] : []));
-	return { states, most, paused };
+	const mostPaused = Math.max(0, ...pausedCounts);
+	const states: StateSize[] = [{ waits: 0, paused: 0 }, ...waits.map((w) => ({ waits: w, paused: 0 })), ...pausedCounts.map((p) => ({ waits: 0, paused: p }))];
+	if (most > 0 && mostPaused > 0) states.push({ waits: most, paused: mostPaused });
+	return { states, most, pausedCounts };
 }
 
 /**
  * BENCH_STATE_DELIVERIES (40) deliveries per state, event and round, BENCH_STATE_CONCURRENCY (1) at
  * a time, after BENCH_STATE_WARMUP (10) of each event; BENCH_STATE_RECORDS (5) waits recorded per
  * size and round; BENCH_STATE_ROUNDS (3) rounds; BENCH_STATE_EVENTS (message.received,number.disconnected);
- * BENCH_STATE_BUILD_CONCURRENCY (4) hand-offs at a time while building the states;
+ * BENCH_STATE_CHECK (200) waits and pauses in the cross-check of the build, BENCH_STATE_BUILD_CONCURRENCY
+ * (1) of its hand-offs at a time;
  * BENCH_STATE_VERBOSE=1 prints every batch.
  */
 export async function measureAccountState(stacks: BenchStack[]): Promise<Row[]> {
-	const { states, most, paused } = sizes();
+	const { states, most, pausedCounts } = sizes();
 	const recordAt = most > 1 ? [0, most - 1] : [0];
 	const events = (process.env.BENCH_STATE_EVENTS ?? 'message.received,number.disconnected').split(',').map((e) => e.trim());
 	const deliveries = fromEnv('BENCH_STATE_DELIVERIES', 40);
@@ -150,7 +187,7 @@ export async function measureAccountState(stacks: BenchStack[]): Promise<Row[]> 
 	const records = fromEnv('BENCH_STATE_RECORDS', 5);
 	const rounds = fromEnv('BENCH_STATE_ROUNDS', 3);
 	say(`7. state: ${states.map(describe).join('; ')}; ${events.join(', ')}: ${deliveries} deliveries each per round, ${concurrency} at a time; ${records} waits recorded at ${recordAt.map(fmt).join(' and ')} open waits per round; ${rounds} rounds`);
-	const built = await build(stacks, [...states.map((s) => s.waits), ...recordAt], paused);
+	const built = await build(stacks, [...states.map((s) => s.waits), ...recordAt], pausedCounts);
 	const prepared: Prepared[] = [];
 	for (const bench of stacks) prepared.push(await prepare(bench));
 	const loads = new Map(prepared.map((p) => [p, new Map<string, LoadResult[]>()]));
@@ -207,7 +244,7 @@ function rows(prepared: Prepared[], { states, recordAt, events, concurrency, bui
 		'message.received': 'a message.received from a chat nobody waits on or paused',
 		'number.disconnected': 'a number.disconnected (no chat)',
 	};
-	const refusedNote = built.refused.waits || built.refused.paused ? `; building it, the trigger refused ${fmt(built.refused.waits)} waits and ${fmt(built.refused.paused)} pauses` : '';
+	const refusedNote = built.refused.waits || built.refused.paused ? `; building it, the trigger's code refused ${fmt(built.refused.waits)} waits and ${fmt(built.refused.paused)} pauses` : '';
 	const out: Row[] = [];
 	for (const type of events) {
 		for (const size of grown) {
@@ -229,9 +266,10 @@ function rows(prepared: Prepared[], { states, recordAt, events, concurrency, bui
 	if (full > 0) {
 		const samples = prepared.flatMap((p) => (recorded.get(p) as Map<number, Recording[]>).get(full) ?? []);
 		const refused = samples.filter((s) => !s.recorded).length;
+		const extra = Math.max(0, ...prepared.flatMap((p) => [...(recorded.get(p) as Map<number, Recording[]>).values()].flat().map((s) => s.extra)));
 		const row: Row = {
 			section: 7,
-			label: `recording a wait (Send and Wait's signed "wait" hand-off to the trigger holding the webhook): its answer / n8n's CPU until it saved the state, ms, the ${fmt(full + 1)}th wait (${fmt(full)} open) vs the first${refused ? ` (${refused} of ${samples.length} refused by the trigger)` : ''}`,
+			label: `recording a wait (Send and Wait's signed "wait" hand-off to the trigger holding the webhook): its answer / n8n's CPU until it saved the state, ms, the ${fmt(full + 1)}th wait (${fmt(full)} open) vs the first${refused ? ` (${refused} of ${samples.length} refused by the trigger)` : ''}${extra ? ` (the saved state held up to ${fmt(extra)} ended waits of earlier recordings besides, kept in the trigger's memory)` : ''}`,
 			bySetting: {},
 		};
 		for (const p of prepared) {
