@@ -159,6 +159,11 @@ function sentAt(body: IDataObject, message: IDataObject, now: number): number {
 	return now;
 }
 
+/** Writes back the pauses this process holds that another process's save dropped (accountTable.ts `repair`). */
+export function repairPauses(context: ListenerContext, state: WebhookState, now = Date.now()): boolean {
+	return table.repair(context, state, now);
+}
+
 /** Adds the chat's entry to this process's copy and to static data (the newer entry wins). */
 function record(context: ListenerContext, state: WebhookState, chat: string, entry: PauseEntry, now: number) {
 	table.write(context, state, [[chat, entry]], now);

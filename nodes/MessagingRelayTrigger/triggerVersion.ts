@@ -16,10 +16,11 @@ import { missedEventId } from '../shared/sharedWebhook/missedEventId';
 import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
 import { routeReply } from '../shared/sharedWebhook/replyRouting';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
+import { repairWaits } from '../shared/sharedWebhook/waitingRuns';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { answersAtRunEnd } from './acknowledgement';
 import { combineBurst, isCombining } from './burstMerge';
-import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings } from './chatPause';
+import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings, repairPauses } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { whyIgnored } from './eventFilter';
 import { eventItem, unknownEventItem } from './eventItem';
@@ -123,6 +124,12 @@ export class MessagingRelayTriggerVersion implements INodeType {
 		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
 		//    hand-off). Nothing of the body is parsed before that is settled.
 		const caller = await whoIsCalling(this, state);
+		// Rows of this process that another webhook process's save dropped go back with this request
+		// (docs/design/account-state.md, "Two webhook processes"); nothing for a refused caller.
+		if (caller.kind !== 'answered' || caller.answer.status < 300) {
+			repairWaits(this, state);
+			repairPauses(this, state);
+		}
 		if (caller.kind === 'answered') return respond(this, caller.answer);
 
 		// 2. What arrived: the event, its text and its delivery id, read once.

@@ -1,5 +1,5 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-import { NodeOperationError } from 'n8n-workflow';
+import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { chatKey, chatKeys, phoneDigits } from '../../shared/chatIds';
 import { executionCustomData, requireN8nMethods } from '../../shared/n8nCapabilities';
@@ -7,6 +7,7 @@ import { unwrapObject } from '../../shared/responses';
 import { CREDENTIAL_NAME } from '../../shared/scopes';
 import { readDelivery, rawBodyText } from '../../shared/readDelivery';
 import { tellAllTriggers } from '../../shared/sharedWebhook/accountTriggers';
+import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
 import type { Registration } from '../../shared/sharedWebhook/registeredUrl';
 import { deriveShareKey, isHandoff, proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
 import { deliveryProven, findReceiver, holdWebhook, releaseWebhook, SECRET_CHECK } from '../../shared/sharedWebhook/waitingHolder';
@@ -88,6 +89,7 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	const receiver = await findReceiver.call(this, key, ownUrl);
 	const registration = receiver.kind === 'triggers' ? receiver.registration : await holdWebhook.call(this, key, ownUrl);
 	const othersInChat = registration ? await recordWithTriggers.call(this, registration, wait) : 0;
+	if (registration) await confirmWithHolder.call(this, registration, key, wait);
 
 	const { body } = await relayApiRequest.call(this, { method: 'POST', path: '/v1/messages', body: { channelId, to, text }, scope: 'messages:send', itemIndex: 0 });
 	const sent = body === undefined ? {} : (unwrapObject(body, ['message', 'data']) as IDataObject);
@@ -124,6 +126,30 @@ async function recordWithTriggers(this: IExecuteFunctions, registration: Registr
 	}
 	// A holder of an earlier version does not say: send the id, as before.
 	return typeof taken.otherWaitsInChat === 'number' ? taken.otherWaitsInChat : 1;
+}
+
+/** How often the node asks the holder whether its wait is in the database, and the pause between. */
+const CONFIRM_TRIES = 5;
+const CONFIRM_PAUSE_MS = 200;
+
+/**
+ * The holder answered "recorded" after n8n saved it, but with two webhook processes another
+ * process's save can drop it (docs/design/account-state.md, "Two webhook processes"). So the same
+ * wait goes to the holder again until a request finds it in the static data it loaded (`stored`);
+ * each one that does not writes it again. Only then does the question go out.
+ */
+async function confirmWithHolder(this: IExecuteFunctions, registration: Registration, key: string, wait: Wait) {
+	const url = `${registration.origin}${registration.holderPath}`;
+	for (let tried = 0; tried < CONFIRM_TRIES; tried++) {
+		if (tried > 0) await sleep(CONFIRM_PAUSE_MS);
+		const answer = await sendHandoff(this, key, 'wait', url, JSON.stringify(wait));
+		const body = (answer.kind === 'member' ? answer.body : undefined) as { stored?: unknown } | undefined;
+		// A holder of an earlier version does not say: its "recorded" is all there is.
+		if (body?.stored === true || (answer.kind === 'member' && body?.stored === undefined)) return;
+	}
+	throw new NodeOperationError(nodeOf(this), 'The Messaging Relay Trigger that receives this account\'s events could not keep the wait', {
+		description: `The question was not sent. ${CONFIRM_TRIES} tries to see the wait saved in n8n failed: n8n may be overloaded or restarting. Run this again, or turn on "Retry On Fail" in this node's settings.`,
+	});
 }
 
 /** The parts of the resume request the node reads. */

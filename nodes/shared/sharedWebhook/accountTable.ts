@@ -85,7 +85,7 @@ export class AccountTable<T> {
 	private set(rows: Rows<T>, id: string, row: T, line?: string): boolean {
 		const known = rows.byId.get(id);
 		const next = known ? this.shape.merge(known, row) : row;
-		const packed = known || line === undefined ? [id, ...this.shape.encode(next)].map(escapeField).join(FIELD) : line;
+		const packed = known || line === undefined ? this.line(id, next) : line;
 		if (known && rows.lines.get(id) === packed) return false;
 		rows.byId.set(id, next);
 		rows.lines.set(id, packed);
@@ -126,6 +126,38 @@ export class AccountTable<T> {
 		return rows;
 	}
 
+	/**
+	 * Whether the static data this request loaded already holds `row` (or a later form of it):
+	 * writing it would change nothing there. Memory is not consulted.
+	 */
+	storedHolds(context: ListenerContext, state: IDataObject, id: string, row: T): boolean {
+		const stored = this.stored(context, state);
+		const known = stored.byId.get(id);
+		return known !== undefined && this.line(id, this.shape.merge(known, row)) === stored.lines.get(id);
+	}
+
+	/**
+	 * Writes back what this process holds that the loaded static data lacks, or holds in an older
+	 * form: another process's save dropped it (docs/design/account-state.md, "Two webhook
+	 * processes"). Returns whether it wrote. Free while static data is this process's last write.
+	 */
+	repair(context: ListenerContext, state: IDataObject, now: number): boolean {
+		const copy = this.copy(context);
+		if (copy.memory.byId.size === 0 || (copy.written !== undefined && state[this.shape.revField] === copy.written)) return false;
+		let behind = false;
+		for (const [id, row] of copy.memory.byId) {
+			if (this.shape.expired(row, now) || this.storedHolds(context, state, id, row)) continue;
+			behind = true;
+			break;
+		}
+		if (behind) this.write(context, state, [], now);
+		return behind;
+	}
+
+	private line(id: string, row: T): string {
+		return [id, ...this.shape.encode(row)].map(escapeField).join(FIELD);
+	}
+
 	/** One row as this process and static data know it, merged. */
 	get(context: ListenerContext, state: IDataObject, id: string): T | undefined {
 		const mine = this.copy(context).memory.byId.get(id);
@@ -157,8 +189,10 @@ export class AccountTable<T> {
 	 */
 	private rowsToWrite(context: ListenerContext, state: IDataObject): Rows<T> {
 		const copy = this.copy(context);
-		const rows = this.stored(context, state);
-		if (copy.written !== undefined && state[this.shape.revField] === copy.written) return rows;
+		const stored = this.stored(context, state);
+		if (copy.written !== undefined && state[this.shape.revField] === copy.written) return stored;
+		// A copy: the parse of this revision stays what static data holds (storedHolds, repair).
+		const rows = cloneRows(stored);
 		for (const [id, row] of copy.memory.byId) this.set(rows, id, row);
 		return rows;
 	}
@@ -230,6 +264,10 @@ function* unpack<T>(shape: TableShape<T>, packed: unknown): Generator<[string, T
 /** The rows exactly as static data holds them, with nothing of any process's memory: for tests and the bench. */
 export function readPacked<T>(state: IDataObject, table: AccountTable<T>): Map<string, T> {
 	return new Map([...unpack(table.shape, state[table.shape.rowsField])].map(([id, row]) => [id, row]));
+}
+
+function cloneRows<T>(rows: Rows<T>): Rows<T> {
+	return { byId: new Map(rows.byId), lines: new Map(rows.lines), byKey: new Map([...rows.byKey].map(([key, ids]) => [key, new Set(ids)])) };
 }
 
 function emptyRows<T>(): Rows<T> {

@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { webhookResourceUrl } from '../n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { takeOver } from './registration';
-import { otherWaitsInChat, recordWait, WAIT_CAPACITY, waitSchema, type Wait } from './waitingRuns';
+import { otherWaitsInChat, recordWait, WAIT_CAPACITY, waitSchema, waitStored, type Wait } from './waitingRuns';
 import { proofFor, verifyHandoff } from './signedHandoff';
 import type { WebhookState } from './webhookState';
 
@@ -90,7 +90,10 @@ function answerWait(context: IWebhookFunctions, state: WebhookState, body: strin
 	// Only the holder refuses a new wait at the account's capacity: the node asks only when the
 	// holder took it, and a member keeps whatever the holder kept, for a hand-over.
 	const now = Date.now();
+	// `stored`: the static data this request loaded held it already (Send and Wait's confirm, when
+	// two webhook processes' saves may drop each other's rows); then nothing is written.
+	if (waitStored(context, state, wait)) return { recorded: true, stored: true, otherWaitsInChat: otherWaitsInChat(context, state, wait, now) };
 	const outcome = recordWait(context, state, wait, now, state.webhookUrl ? WAIT_CAPACITY : undefined);
 	if (!outcome.recorded) return { recorded: false, reason: outcome.reason, capacity: WAIT_CAPACITY };
-	return { recorded: true, otherWaitsInChat: otherWaitsInChat(context, state, wait, now) };
+	return { recorded: true, stored: false, otherWaitsInChat: otherWaitsInChat(context, state, wait, now) };
 }

@@ -62,7 +62,9 @@ const KEEP_AFTER_MS = 60 * 60_000;
 function merged(a: WaitEntry, b: WaitEntry): WaitEntry {
 	const asked = Math.max(a.asked ?? 0, b.asked ?? 0);
 	const resumedAt = a.resumedAt !== undefined && b.resumedAt !== undefined ? Math.min(a.resumedAt, b.resumedAt) : (a.resumedAt ?? b.resumedAt);
-	const entry = { ...a, ...b, questionId: b.questionId ?? a.questionId ?? null, resumedBy: b.resumedBy ?? a.resumedBy, asked } as WaitEntry;
+	// A join (docs/design/account-state.md, "Two webhook processes"): an end only moves earlier, so
+	// an ended wait stays ended whatever order two processes' copies merge in.
+	const entry = { ...a, ...b, until: Math.min(a.until, b.until), questionId: b.questionId ?? a.questionId ?? null, resumedBy: b.resumedBy ?? a.resumedBy, asked } as WaitEntry;
 	if (resumedAt !== undefined) entry.resumedAt = resumedAt;
 	return entry;
 }
@@ -127,9 +129,23 @@ export function otherWaitsInChat(context: ListenerContext, state: WebhookState, 
 	return others;
 }
 
-/** Forgets a wait whose run no longer waits (it timed out, was cancelled or deleted). */
+/**
+ * Ends a wait whose run no longer waits (it timed out, was cancelled or deleted): kept as ended, not
+ * deleted, so that no copy of it in another process's memory brings it back; it goes an hour later.
+ */
 export function dropWait(context: ListenerContext, state: WebhookState, executionId: string, now = Date.now()) {
-	table.write(context, state, [[executionId, undefined]], now);
+	const known = table.get(context, state, executionId);
+	if (known && known.until > now) table.write(context, state, [[executionId, { ...known, until: now }]], now);
+}
+
+/** Whether the static data this request loaded already holds this wait as given (Send and Wait's confirm). */
+export function waitStored(context: ListenerContext, state: WebhookState, wait: WaitEntry): boolean {
+	return table.storedHolds(context, state, wait.executionId, withId(wait.executionId, wait));
+}
+
+/** Writes back the waits this process holds that another process's save dropped (accountTable.ts `repair`). */
+export function repairWaits(context: ListenerContext, state: WebhookState, now = Date.now()): boolean {
+	return table.repair(context, state, now);
 }
 
 /** The waits as static data holds them (what n8n saved), by execution id: for tests and the bench. */

@@ -143,11 +143,22 @@ export class SharedWorkflow {
 		});
 	}
 
+	/**
+	 * Saves to lose: each is overwritten at once by another webhook process's save of the copy it
+	 * loaded before (queue mode with two webhook processes: the last save wins).
+	 */
+	lostSaves = 0;
+
 	/** n8n's saveStaticData: only when the node changed it. */
 	private save(workflow: Workflow, test: boolean) {
 		if (test) return; // a test registration's static data is never written to the database
 		const data = workflow.staticData as IDataObject & { __dataChanged?: boolean };
-		if (data.__dataChanged === true) this.db = JSON.stringify(data);
+		if (data.__dataChanged !== true) return;
+		if (this.lostSaves > 0) {
+			this.lostSaves--;
+			return;
+		}
+		this.db = JSON.stringify(data);
 	}
 
 	additionalData(): IWorkflowExecuteAdditionalData {

@@ -281,6 +281,100 @@ test('any chat id, number id or question id is kept byte for byte in the packed 
 	);
 });
 
+describe('two webhook processes (docs/design/account-state.md, "Two webhook processes")', () => {
+	const chats = ['4917600000001@c.us', '4917600000002@c.us', '120363000000001@g.us'];
+	type Op =
+		| { kind: 'record'; request: number; chat: number }
+		| { kind: 'drop'; request: number; run: number }
+		| { kind: 'save'; request: number }
+		| { kind: 'load'; request: number; process: 0 | 1 };
+	const request = fc.integer({ min: 0, max: 3 });
+	const op: fc.Arbitrary<Op> = fc.oneof(
+		fc.record({ kind: fc.constant('record' as const), request, chat: fc.integer({ min: 0, max: chats.length - 1 }) }),
+		fc.record({ kind: fc.constant('drop' as const), request, run: fc.nat(4) }),
+		fc.record({ kind: fc.constant('save' as const), request }),
+		fc.record({ kind: fc.constant('load' as const), request, process: fc.constantFrom<0 | 1>(0, 1) }),
+	);
+
+	test('a wait another process\'s save dropped is back in static data after one request of any kind at the process holding it; an ended wait never comes back to life', () => {
+		let workflow = 0;
+		fc.assert(
+			fc.property(fc.array(op, { maxLength: 40 }), (ops) => {
+				const context = listener(`wf-repair-${workflow++}`);
+				const processes = [waitingRunsProcess(), waitingRunsProcess()];
+				let saved = '{}';
+				const requests = [0, 1, 2, 3].map((i) => ({ process: (i % 2) as 0 | 1, state: load(saved) }));
+				const model = new Map<string, { chat: string; ended: boolean }>();
+				let next = 0;
+				for (const step of ops) {
+					const r = requests[step.request];
+					if (step.kind === 'load') requests[step.request] = { process: step.process, state: load(saved) };
+					else if (step.kind === 'save') saved = JSON.stringify(r.state);
+					else if (step.kind === 'record') {
+						const id = String(next++);
+						processes[r.process].recordWait(context, r.state, wait(id, chats[step.chat], { since: NOW + next }), NOW);
+						model.set(id, { chat: chats[step.chat], ended: false });
+					} else {
+						const known = model.get(String(step.run));
+						if (!known) continue;
+						// The holder ends a wait it finds (n8n answered that the run no longer waits).
+						const seen = processes[r.process].waitsForReply(context, r.state, received(known.chat), 'd', NOW).some((w) => w.executionId === String(step.run));
+						if (!seen) continue;
+						processes[r.process].dropWait(context, r.state, String(step.run), NOW);
+						known.ended = true;
+					}
+				}
+				// Requests at each process that write nothing of their own (a ping, an ignored event), in
+				// both orders. A wait static data holds as ended never turns live again; after one request
+				// at each process, static data holds every wait as the processes left it.
+				const endedInStore = new Set<string>();
+				for (const p of [0, 1, 0, 1] as const) {
+					const state = load(saved);
+					processes[p].repairWaits(context, state, NOW);
+					saved = JSON.stringify(state);
+					const stored = waitingRunsProcess().waitsInStaticData(load(saved));
+					for (const id of endedInStore) expect(stored[id] === undefined || stored[id].until <= NOW).toBe(true);
+					for (const [id, w] of Object.entries(stored)) if (w.until <= NOW) endedInStore.add(id);
+				}
+				const stored = waitingRunsProcess().waitsInStaticData(load(saved));
+				for (const [id, { ended }] of model) {
+					if (ended) expect(stored[id] === undefined || stored[id].until <= NOW).toBe(true);
+					else expect(stored[id]?.until).toBeGreaterThan(NOW);
+				}
+			}),
+			{ numRuns: 300 },
+		);
+	});
+
+	test('a request on this process\'s own last write writes nothing; after another process\'s save it writes back what that save lost, and leaves a wait the other process ended ended', () => {
+		const runs = waitingRunsProcess();
+		const context = listener('wf-repair-own');
+		const state = load('{}');
+		runs.recordWait(context, state, wait('1', chats[0]), NOW);
+		const saved = JSON.stringify(state);
+		const again = load(saved);
+		expect(runs.repairWaits(context, again, NOW)).toBe(false);
+		expect(JSON.stringify(again)).toBe(saved);
+		// Another process's save without it: the next request at this process writes it back.
+		const other = waitingRunsProcess();
+		const theirs = load('{}');
+		other.recordWait(context, theirs, wait('2', chats[1]), NOW);
+		const lost = load(JSON.stringify(theirs));
+		expect(runs.repairWaits(context, lost, NOW)).toBe(true);
+		expect(Object.keys(runs.waitsInStaticData(lost)).sort()).toEqual(['1', '2']);
+
+		// The other process ends wait 1 (its run no longer waits) and saves; this process still
+		// holds it live in memory: its next request leaves it ended.
+		const ending = load(JSON.stringify(lost));
+		other.dropWait(context, ending, '1', NOW);
+		const afterEnd = load(JSON.stringify(ending));
+		runs.repairWaits(context, afterEnd, NOW);
+		runs.recordWait(context, afterEnd, wait('3', chats[2]), NOW);
+		expect(runs.waitsInStaticData(afterEnd)['1'].until).toBe(NOW);
+		expect(runs.waitsForReply(context, afterEnd, received(chats[0]), 'd', NOW)).toEqual([]);
+	});
+});
+
 describe('Send and Wait on an account at its capacity', () => {
 	let sim: RelaySimulator;
 	let n8n: SharedN8n;
