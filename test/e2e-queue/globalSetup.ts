@@ -8,12 +8,21 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-import { startQueueStack } from '../support/stack/queue/deployment';
+import { startQueueStack, type QueueOptions } from '../support/stack/queue/deployment';
 
 /** Where globalTeardown (run in this same process) finds how to stop the deployment. */
 export const running = globalThis as { relayQueueStop?: () => Promise<void> };
 
 export default async function globalSetup(): Promise<void> {
+	// The soak's published examples answer "When the Workflow Starts": it counts every event run
+	// exactly once, and excuses a run n8n fails while it stops a worker as lost (workerShutdownRace.ts).
+	// With the examples' default ("When the Workflow Finishes", trigger version 3) such an event is
+	// delivered again instead; the hard-kill test covers that mode with triggers of its own.
+	await startQueueSuite({ exampleTriggerParameters: { acknowledge: 'whenStarted' } });
+}
+
+/** Starts the deployment with `options` for a suite and leaves RELAY_QUEUE_STACK / RELAY_ARTIFACTS set. */
+export async function startQueueSuite(options: QueueOptions): Promise<void> {
 	const artifacts = mkdtempSync(join(tmpdir(), 'relay-queue-artifacts-'));
 	// n8n as shipped by default. QUEUE_ENGINE=lazy runs every process with lazy isolate
 	// acquisition (README Performance): the soak then takes 2-3 min instead of 10, but in one run
@@ -21,15 +30,7 @@ export default async function globalSetup(): Promise<void> {
 	// time-out (n8n-workflow safe-regex.js:41, validating a resource locator), which the soak
 	// counts as lost.
 	const env: Record<string, string> = process.env.QUEUE_ENGINE === 'lazy' ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {};
-	// The soak's published examples answer "When the Workflow Starts": it counts every event run
-	// exactly once, and excuses a run n8n fails while it stops a worker as lost (workerShutdownRace.ts).
-	// With the examples' default ("When the Workflow Finishes", trigger version 3) such an event is
-	// delivered again instead; the hard-kill test covers that mode with triggers of its own.
-	const { state, stop } = await startQueueStack({
-		keepFolder: process.env.QUEUE_KEEP_FOLDER === 'true',
-		env,
-		exampleTriggerParameters: { acknowledge: 'whenStarted' },
-	});
+	const { state, stop } = await startQueueStack({ keepFolder: process.env.QUEUE_KEEP_FOLDER === 'true', env, ...options });
 	process.env.RELAY_QUEUE_STACK = state.stateFile;
 	process.env.RELAY_ARTIFACTS = artifacts;
 	running.relayQueueStop = stop;

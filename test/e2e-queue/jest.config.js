@@ -10,6 +10,8 @@ module.exports = {
 	testEnvironment: 'node',
 	roots: ['<rootDir>/test/e2e-queue'],
 	testMatch: ['**/*.e2e.ts'],
+	// Its own deployment (two webhook processes): twoWebhookProcesses/jest.config.js.
+	testPathIgnorePatterns: ['/node_modules/', '/twoWebhookProcesses/'],
 	globalSetup: '<rootDir>/test/e2e-queue/globalSetup.ts',
 	globalTeardown: '<rootDir>/test/e2e-queue/globalTeardown.ts',
 	maxWorkers: 1,

@@ -23,8 +23,12 @@ export function ensureHaproxy(): string {
 	return HAPROXY;
 }
 
-/** HAProxy's configuration: listen on `listenPort`, route to n8n on `backendPort` while it is ready. */
-export function balancerConfig({ listenPort, backendPort }: { listenPort: number; backendPort: number }): string {
+/**
+ * HAProxy's configuration: listen on `listenPort`, route to n8n on `backendPort` (or, with
+ * `backendPorts`, to each in turn: HAProxy's default round robin) while it is ready.
+ */
+export function balancerConfig({ listenPort, backendPort, backendPorts }: { listenPort: number; backendPort: number; backendPorts?: number[] }): string {
+	const backends = backendPorts ?? [backendPort];
 	return [
 		'global',
 		'  maxconn 2000',
@@ -51,7 +55,8 @@ export function balancerConfig({ listenPort, backendPort }: { listenPort: number
 		'  option httpchk GET /healthz/readiness',
 		'  http-check expect status 200',
 		'  default-server inter 500ms fall 1 rise 1',
-		`  server n8n1 127.0.0.1:${backendPort} check`,
+		'  balance roundrobin',
+		...backends.map((port, i) => `  server n8n${i + 1} 127.0.0.1:${port} check`),
 		'',
 	].join('\n');
 }

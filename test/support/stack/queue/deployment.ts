@@ -75,6 +75,8 @@ export interface QueueOptions {
 	exampleTriggerParameters?: Record<string, string>;
 	/** Keep the temporary folder after stop(). */
 	keepFolder?: boolean;
+	/** Webhook processes behind the balancer, which sends each request to the next (1; 2: `webhook2`). */
+	webhookProcesses?: 1 | 2;
 }
 
 /** The environment every n8n process of the deployment shares, plus what is its own. */
@@ -134,6 +136,16 @@ function n8nSpecs(node24: Node24, n8n: N8nInstall, state: QueueState, userFolder
 			healthUrl: `${state.webhookProcessUrl}/healthz/readiness`,
 		}),
 	};
+	if (options.webhookProcesses === 2) {
+		specs.webhook2 = n8nSpec(node24, n8n, state, {
+			name: 'webhook2',
+			args: ['webhook'],
+			userFolder: userFolder('webhook2'),
+			port: ports.webhookProcess2,
+			brokerPort: ports.webhookProcess2 + 1,
+			healthUrl: `http://127.0.0.1:${ports.webhookProcess2}/healthz/readiness`,
+		});
+	}
 	for (let i = 0; i < (options.workers ?? 2); i++) {
 		const health = ports.workerHealth[i];
 		specs[`worker${i + 1}`] = n8nSpec(node24, n8n, state, {
@@ -163,7 +175,7 @@ function stopper(state: QueueState, keepFolder: boolean) {
 		stopped = true;
 		const now = current();
 		const workers = Object.keys(now.processes).filter((n) => n.startsWith('worker'));
-		for (const name of ['balancer', 'webhook', ...workers, 'main', 'simulator', 'redis', 'postgres']) {
+		for (const name of ['balancer', 'webhook', 'webhook2', ...workers, 'main', 'simulator', 'redis', 'postgres']) {
 			// Postgres: SIGINT is its fast shutdown (SIGTERM waits for every client to leave).
 			await stopGroup(now.processes[name]?.pid, { signal: name === 'postgres' ? 'SIGINT' : 'SIGTERM', graceMs: 40_000 });
 		}
@@ -183,7 +195,8 @@ function stopper(state: QueueState, keepFolder: boolean) {
 export async function startQueueStack(options: QueueOptions = {}): Promise<{ state: QueueState; stop: () => Promise<void> }> {
 	const ports = options.ports ?? defaultPorts();
 	const workerCount = options.workers ?? 2;
-	await requireFreePorts(ports, workerCount);
+	const webhookProcesses = options.webhookProcesses ?? 1;
+	await requireFreePorts(ports, workerCount, webhookProcesses);
 	const services = ensureQueueServices();
 	const node24 = ensureNode24();
 	const n8n = ensureN8n(node24);
@@ -233,12 +246,14 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 		// Main first: it runs the database migrations the others wait for.
 		say(`starting n8n main on ${state.mainUrl} (logs in ${workDir})`);
 		await startAll(state, ['main']);
-		say(`starting the n8n webhook process on ${state.webhookProcessUrl} and ${workerCount} workers`);
-		await startAll(state, ['webhook', ...Array.from({ length: workerCount }, (_, i) => `worker${i + 1}`)]);
+		const webhookNames = webhookProcesses === 2 ? ['webhook', 'webhook2'] : ['webhook'];
+		say(`starting ${webhookNames.length} n8n webhook process(es) from ${state.webhookProcessUrl} and ${workerCount} workers`);
+		await startAll(state, [...webhookNames, ...Array.from({ length: workerCount }, (_, i) => `worker${i + 1}`)]);
 
-		say(`starting HAProxy on ${state.webhookUrl} in front of the webhook process (deliveries go there)`);
+		say(`starting HAProxy on ${state.webhookUrl} in front of the webhook process(es) (deliveries go there)`);
 		const config = join(workDir, 'haproxy.cfg');
-		writeFileSync(config, balancerConfig({ listenPort: ports.webhook, backendPort: ports.webhookProcess }));
+		const backendPorts = webhookProcesses === 2 ? [ports.webhookProcess, ports.webhookProcess2] : undefined;
+		writeFileSync(config, balancerConfig({ listenPort: ports.webhook, backendPort: ports.webhookProcess, backendPorts }));
 		state.processes.balancer = serviceSpec(state, 'balancer', services.haproxy, balancerArgs(config), { healthUrl: `${state.webhookUrl}/__balancer/alive` });
 		saveState(state);
 		await startAll(state, ['balancer']);

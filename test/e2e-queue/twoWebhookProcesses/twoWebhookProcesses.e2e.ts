@@ -1,0 +1,177 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
+/**
+ * Queue mode with TWO webhook processes behind the balancer, which sends each request to the next
+ * (issue 32; docs/design/account-state.md, "Two webhook processes"): deliveries, hand-offs between
+ * the account's triggers and Send and Wait's records all reach either process, and each process
+ * saves the workflow's whole static data (the last save wins). Three workflows share one account:
+ *   - "ask" (published first: it holds the account's webhook): each contact's message starts a run
+ *     that asks that contact with Send and Wait for Reply and waits; Pause When a Person Replies on;
+ *   - "logger": every event;
+ *   - "alerts": number.disconnected.
+ * CONTACTS contacts write (their runs ask and wait, on the worker), a person writes from the phone
+ * in one more chat (that chat is paused for "ask"), that chat's contact writes, numbers disconnect,
+ * then every contact answers. Lost 0: every run resumes with its own contact's answer, every event
+ * runs in each workflow that selects it; run twice 0; the paused chat starts nothing in "ask".
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import { receivedIn, sample, sentIn } from '../../fixtures/events';
+import { N8nClient } from '../../support/n8nClient';
+import { report } from '../../support/report';
+import { SimClient } from '../../support/simClient';
+import { deployment, enqueuedBy, executions, sql, type ExecutionRow } from '../../support/stack/queue/running';
+import { waitUntil } from '../../support/waitUntil';
+import { createWorkflow, NODE_TYPES, relayCredential, triggerWorkflowData } from '../../support/workflows';
+
+const info = deployment();
+const ACCOUNT = 'acct_two_webhooks';
+const CONTACTS = Number(process.env.TWO_WEBHOOKS_CONTACTS ?? 30);
+/** Deliveries in flight at once. */
+const CONCURRENCY = 6;
+const QUESTION = 'Your order is ready: when shall we deliver it?';
+
+const simulator = new SimClient(info.simUrl);
+const mainApi = new N8nClient(info.mainUrl, { apiKey: info.apiKey });
+
+const chatOf = (i: number) => `4917640${String(i).padStart(6, '0')}@c.us`;
+const answerOf = (chat: string) => `answer from ${chat}`;
+const contacts = Array.from({ length: CONTACTS }, (_, i) => chatOf(i + 1));
+const PAUSED_CHAT = chatOf(900);
+
+let deliveryNumber = 0;
+/** Each event carries its own `deliveryId` (qd-N): the executions' data names the event they ran. */
+function tagged<T extends object>(event: T): T & { deliveryId: string } {
+	return { ...event, deliveryId: `qd-${++deliveryNumber}` };
+}
+
+async function deliver(event: object): Promise<{ status: number; body: string }> {
+	return (await simulator.call<{ status: number; body: string }>('POST', '/deliver', { account: ACCOUNT, event })).body;
+}
+
+async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+	const results: R[] = new Array<R>(items.length);
+	let next = 0;
+	await Promise.all(
+		Array.from({ length: Math.min(limit, items.length) }, async () => {
+			while (next < items.length) {
+				const index = next++;
+				results[index] = await work(items[index]);
+			}
+		}),
+	);
+	return results;
+}
+
+/** Delivery ids run more than once by one workflow. */
+function ranTwice(rows: ExecutionRow[]): string[] {
+	const seen = new Map<string, number>();
+	for (const row of rows) if (row.deliveryId) seen.set(row.deliveryId, (seen.get(row.deliveryId) ?? 0) + 1);
+	return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
+}
+
+/** The first contact's answer an execution's data holds, if any. */
+function answerIn(executionId: string): string | null {
+	const [row] = sql(`select substring(data from 'answer from ([0-9]+@c.us)') from execution_data where "executionId" = ${Number(executionId)}`);
+	return row?.[0] ? row[0] : null;
+}
+
+test(`two webhook processes, three workflows on one account: ${CONTACTS} runs waiting resume each with its own answer, every event runs once in each workflow that selects it, a paused chat starts nothing`, async () => {
+	const credential = await relayCredential(mainApi, 'two webhook processes account', { baseUrl: info.simUrl, apiKey: 'sim-key-two-webhooks' });
+	const pause = { pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } } };
+	const askData = triggerWorkflowData({ name: 'two webhooks: ask', credential, webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3301', events: ['message.received'], options: pause, typeVersion: 3 });
+	askData.nodes.push({
+		id: 'ask',
+		name: 'Ask',
+		type: NODE_TYPES.action,
+		typeVersion: 1,
+		position: [240, 0],
+		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3302',
+		parameters: { resource: 'message', operation: 'sendAndWait', message: QUESTION, responseType: 'freeText' },
+		credentials: { messagingRelayApi: credential },
+	});
+	askData.connections['Relay Trigger'] = { main: [[{ node: 'Ask', type: 'main', index: 0 }]] };
+	const ask = await createWorkflow(mainApi, askData);
+	const logger = await createWorkflow(mainApi, triggerWorkflowData({ name: 'two webhooks: logger', credential, webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3303', events: ['*'] }));
+	const alerts = await createWorkflow(mainApi, triggerWorkflowData({ name: 'two webhooks: alerts', credential, webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3304', events: ['number.disconnected'] }));
+	for (const id of [ask, logger, alerts]) await mainApi.api('POST', `/workflows/${id}/activate`);
+	const started = Date.now();
+
+	try {
+		// 1. Every contact writes: each message starts an "ask" run that asks that contact and waits.
+		const firsts = contacts.map((chat) => tagged(receivedIn(chat, { text: `Hi, this is ${chat}` })));
+		const firstAnswers = await inParallel(firsts, CONCURRENCY, deliver);
+		expect(firstAnswers.filter((a) => a.status !== 200)).toEqual([]);
+		await waitUntil(`${CONTACTS} runs waiting`, () => (executions([ask]).filter((r) => r.status === 'waiting').length >= CONTACTS ? true : undefined), {
+			timeoutMs: 300_000,
+			intervalMs: 1_000,
+		});
+		const askedAt = Date.now();
+
+		// 2. A person writes from the phone in another chat: "ask" pauses it; its contact's message then starts nothing there.
+		const person = tagged(sentIn(PAUSED_CHAT, 'phone', 'I will take this one'));
+		expect((await deliver(person)).status).toBe(200);
+		const pausedContact = tagged(receivedIn(PAUSED_CHAT, { text: 'hello, anyone?' }));
+		expect((await deliver(pausedContact)).status).toBe(200);
+
+		// 3. Numbers disconnect.
+		const disconnects = [1, 2, 3].map(() => tagged(sample('number.disconnected') as IDataObject));
+		for (const event of disconnects) expect((await deliver(event)).status).toBe(200);
+
+		// 4. Every contact answers in their own chat.
+		const answers = contacts.map((chat) => tagged(receivedIn(chat, { text: answerOf(chat) })));
+		const answerResults = await inParallel(answers, CONCURRENCY, deliver);
+		expect(answerResults.filter((a) => a.status !== 200)).toEqual([]);
+
+		const expected = { ask: CONTACTS, logger: CONTACTS + 2 + disconnects.length, alerts: disconnects.length };
+		await waitUntil('every run to end', () => {
+			const rows = executions([ask, logger, alerts]);
+			const done = (id: string, n: number) => rows.filter((r) => r.workflowId === id && r.status === 'success').length >= n;
+			return done(ask, expected.ask) && done(logger, expected.logger) && done(alerts, expected.alerts) ? true : undefined;
+		}, { timeoutMs: 300_000, intervalMs: 1_000 }).catch(() => undefined);
+
+		const rows = executions([ask, logger, alerts]);
+		const of = (id: string) => rows.filter((r) => r.workflowId === id);
+		const askRuns = of(ask);
+		const wrongAnswer = askRuns.filter((r) => {
+			const first = firsts.find((f) => f.deliveryId === r.deliveryId);
+			return !first || answerIn(r.id) !== first.message.chatId;
+		});
+		const loggerIds = new Set(of(logger).map((r) => r.deliveryId));
+		const loggerExpected = [...firsts, person, pausedContact, ...disconnects].map((e) => e.deliveryId);
+		const alertIds = new Set(of(alerts).map((r) => r.deliveryId));
+		const figures = {
+			contacts: CONTACTS,
+			runsByWorkflow: { ask: askRuns.length, logger: of(logger).length, alerts: of(alerts).length },
+			expected,
+			notSucceeded: rows.filter((r) => r.status !== 'success').map((r) => ({ id: r.id, status: r.status, problem: r.problem })),
+			askWithoutItsOwnAnswer: wrongAnswer.map((r) => r.id),
+			lostInLogger: loggerExpected.filter((id) => !loggerIds.has(id)),
+			lostInAlerts: disconnects.map((e) => e.deliveryId).filter((id) => !alertIds.has(id)),
+			ranTwice: { ask: ranTwice(askRuns), logger: ranTwice(of(logger)), alerts: ranTwice(of(alerts)) },
+			enqueuedByProcess: { webhook: enqueuedBy('webhook').length, webhook2: enqueuedBy('webhook2').length },
+			answersTookMs: Date.now() - askedAt,
+			totalMs: Date.now() - started,
+		};
+		report('two webhook processes', figures);
+
+		// Both webhook processes took part (each enqueued runs).
+		expect(figures.enqueuedByProcess.webhook).toBeGreaterThan(0);
+		expect(figures.enqueuedByProcess.webhook2).toBeGreaterThan(0);
+		// Lost 0, run twice 0.
+		expect(figures.notSucceeded).toEqual([]);
+		expect(askRuns).toHaveLength(CONTACTS);
+		expect(figures.askWithoutItsOwnAnswer).toEqual([]);
+		expect(askRuns.map((r) => r.deliveryId)).not.toContain(pausedContact.deliveryId);
+		expect(figures.lostInLogger).toEqual([]);
+		expect(figures.lostInAlerts).toEqual([]);
+		expect(figures.ranTwice).toEqual({ ask: [], logger: [], alerts: [] });
+		// The answers went to the waiting runs, not to the triggers as new messages.
+		expect(of(logger)).toHaveLength(expected.logger);
+		expect(of(alerts)).toHaveLength(expected.alerts);
+		// Every question was asked once.
+		const questions = (await simulator.requests(started)).filter((r) => r.path === '/v1/messages' && r.account === ACCOUNT);
+		expect(questions).toHaveLength(CONTACTS);
+	} finally {
+		for (const id of [ask, logger, alerts]) await mainApi.api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+	}
+});
