@@ -5,7 +5,8 @@
  * Reply (no time limit) on its own contact. Each contact's message starts a run that asks that
  * contact; once every run waits, the holder must hold every wait (its static data), and each
  * contact's answer must resume its own run, exactly once, with that contact's text: no run left
- * waiting, no contact with a second run. Reports the time to start the runs, the time to answer
+ * waiting, no contact with a second run. n8n restarts between the questions and the answers, so
+ * every answer is routed from what n8n saved, not from the trigger's memory. Reports the time to start the runs, the time to answer
  * them and the holder's static data at that many waits.
  *
  * n8n runs with lazy isolate acquisition for it, restarted before and after as soak.e2e.ts does
@@ -159,6 +160,12 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	const chatsHeld = new Set(liveWaits.map((w) => w.chat));
 	const memoryWaitingMb = n8nMemoryMb();
 
+	// n8n restarts while every run waits: the trigger's memory is gone, the waits are what n8n saved.
+	const restartStarted = Date.now();
+	await restartN8n();
+	const restartMs = Date.now() - restartStarted;
+	const waitingAfterRestart = await countWith('waiting');
+
 	// Every contact answers in their own chat.
 	const answeredAt = Date.now();
 	const gate = backlogGate();
@@ -206,6 +213,7 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	const figures = {
 		settled,
 		runsWaitingInN8n: waitingBefore,
+		runsWaitingAfterRestart: waitingAfterRestart,
 		waitsHeldAtOnce: liveWaits.length,
 		contactsHeld: contacts.filter((chat) => chatsHeld.has(chat)).length,
 		answersTakenByAWaitingRun: answers.filter((a) => a.status === 200 && a.body.answered === 'a waiting run').length,
@@ -227,6 +235,7 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 		n8n: lazy ? `${LAZY}=true` : 'as shipped',
 		startSeconds: seconds(startMs),
 		startsAnsweredSeconds: seconds(startsAnsweredMs),
+		restartSeconds: seconds(restartMs),
 		runsStartedPerSecond: Math.round((RUNS / (startMs / 1000)) * 10) / 10,
 		staticDataBytes,
 		staticDataBytesPerWait: liveWaits.length ? Math.round(staticDataBytes / liveWaits.length) : null,
@@ -246,6 +255,7 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	expect(figures).toEqual({
 		settled: true,
 		runsWaitingInN8n: RUNS,
+		runsWaitingAfterRestart: RUNS,
 		waitsHeldAtOnce: RUNS,
 		contactsHeld: RUNS,
 		answersTakenByAWaitingRun: RUNS,
