@@ -132,7 +132,8 @@ type Attempt =
 	| { kind: 'network'; code?: string; message?: string };
 
 /**
- * The only place that talks HTTP to the service. It authenticates through n8n's
+ * Every call to the service's API from a node goes through here (the credential test, which n8n
+ * runs without a node, has its own request: credentialTest.ts). It authenticates through n8n's
  * `httpRequestWithAuthentication` (so the key is added by the credential, never by us), reads
  * the body as text so that a non-JSON answer is reported rather than half-parsed, retries what
  * is safe to retry, and turns every refusal into a `NodeApiError` with a cure.
