@@ -22,8 +22,8 @@ export interface TableShape<T> {
 	rowsField: string;
 	revField: string;
 	/** Row fields in order; each row is `id` then these, each field escaped (escapeField). */
-	encode(row: T): string[];
-	decode(fields: string[]): T | undefined;
+	encode(row: T, id: string): string[];
+	decode(fields: string[], id: string): T | undefined;
 	merge(a: T, b: T): T;
 	expired(row: T, now: number): boolean;
 	/** Rows are also found by this key (a chat), when set: `withKey`. */
@@ -155,7 +155,7 @@ export class AccountTable<T> {
 	}
 
 	private line(id: string, row: T): string {
-		return [id, ...this.shape.encode(row)].map(escapeField).join(FIELD);
+		return [id, ...this.shape.encode(row, id)].map(escapeField).join(FIELD);
 	}
 
 	/** One row as this process and static data know it, merged. */
@@ -256,7 +256,7 @@ function* unpack<T>(shape: TableShape<T>, packed: unknown): Generator<[string, T
 	if (typeof packed !== 'string' || packed === '') return;
 	for (const line of packed.split(ROW)) {
 		const [id, ...fields] = line.split(FIELD).map(unescapeField);
-		const row = id ? shape.decode(fields) : undefined;
+		const row = id ? shape.decode(fields, id) : undefined;
 		if (row !== undefined) yield [id, row, line];
 	}
 }

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { chatKeys, phoneDigits } from '../chatIds';
 import type { ListenerContext } from '../processKey';
 import { AccountTable, readPacked } from './accountTable';
+import { packResumePath, unpackResumePath } from './resumePathPacking';
 import type { WebhookState } from './webhookState';
 
 /**
@@ -75,10 +76,23 @@ const orNull = (value: string) => (value === '' ? null : value);
 const table = new AccountTable<WaitEntry>({
 	rowsField: 'waitRows',
 	revField: 'waitsRev',
-	encode: (w) => [w.chat, w.channelId, String(w.since), String(w.until), w.resumePath, w.questionId ?? '', w.resumedBy ?? '', String(w.asked ?? 0), w.passOn ? '1' : '', w.resumedAt === undefined ? '' : String(w.resumedAt)],
-	decode: ([chat, channelId, since, until, resumePath, questionId, resumedBy, asked, passOn, resumedAt]) => {
-		if (!chat || !channelId || !resumePath) return undefined;
-		const entry: WaitEntry = { executionId: '', resumePath, chat, channelId, since: Number(since), until: Number(until), questionId: orNull(questionId ?? '') };
+	encode: (w, id) => [
+		w.chat,
+		w.channelId,
+		String(w.since),
+		String(w.until),
+		packResumePath(id, w.resumePath, w),
+		w.questionId ?? '',
+		w.resumedBy ?? '',
+		String(w.asked ?? 0),
+		w.passOn ? '1' : '',
+		w.resumedAt === undefined ? '' : String(w.resumedAt),
+	],
+	decode: ([chat, channelId, since, until, storedPath, questionId, resumedBy, asked, passOn, resumedAt], id) => {
+		if (!chat || !channelId || !storedPath) return undefined;
+		const fields = { chat, channelId, since: Number(since), until: Number(until), passOn: passOn === '1' };
+		const resumePath = unpackResumePath(id, storedPath, fields);
+		const entry: WaitEntry = { executionId: '', resumePath, chat, channelId, since: fields.since, until: fields.until, questionId: orNull(questionId ?? '') };
 		if (resumedBy) entry.resumedBy = resumedBy;
 		if (resumedAt) entry.resumedAt = Number(resumedAt);
 		if (Number(asked) > 0) entry.asked = Number(asked);
