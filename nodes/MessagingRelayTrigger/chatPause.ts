@@ -2,7 +2,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { chatKey, chatKeys } from '../shared/chatIds';
 import type { ListenerContext } from '../shared/processKey';
-import { AccountTable, readPacked } from '../shared/sharedWebhook/accountTable';
+import { AccountTable, packAfter, packNumber, readPacked, unpackAfter, unpackNumber } from '../shared/sharedWebhook/accountTable';
 import { pauseCommandSchema, type PauseCommand } from '../shared/sharedWebhook/pauseCommand';
 import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookState';
 
@@ -39,12 +39,20 @@ export const CHAT_PAUSE_EVENTS: ReadonlySet<string> = new Set(['message.sent', '
  */
 const KEEP_ENDED_MS = 24 * 60 * 60_000;
 
+/** "Until resumed": a pause with no end, kept until the keyword or a Resume ends it. */
+const FOREVER = Number.MAX_SAFE_INTEGER;
+
 /** The paused chats, by chat key, packed in static data (`pauseRows`, accountTable.ts). */
 const table = new AccountTable<PauseEntry>({
 	rowsField: 'pauseRows',
 	revField: 'pausesRev',
-	encode: (p) => [String(p.at), String(p.until)],
-	decode: ([at, until]) => (Number.isFinite(Number(at)) && Number.isFinite(Number(until)) ? { at: Number(at), until: Number(until) } : undefined),
+	// `until` as "E" (ended), "F" (until resumed) or its distance from `at`: about 34 bytes a pause.
+	encode: (p) => [packNumber(p.at), p.until === 0 ? 'E' : p.until === FOREVER ? 'F' : packAfter(p.at, p.until)],
+	decode: ([packedAt, packedUntil]) => {
+		const at = unpackNumber(packedAt ?? '');
+		const until = packedUntil === 'E' ? 0 : packedUntil === 'F' ? FOREVER : unpackAfter(at, packedUntil ?? '');
+		return Number.isFinite(at) && Number.isFinite(until) ? { at, until } : undefined;
+	},
 	// The newer of two entries for one chat (by when the person's message was sent).
 	merge: (a, b) => (b.at > a.at ? b : a),
 	// Only a pause that ended a day ago or more goes.
@@ -147,8 +155,6 @@ export function applyPauseCommand(context: IWebhookFunctions & ListenerContext, 
 	return { applied: true };
 }
 
-/** "Until resumed": a pause with no end, kept until the keyword or a Resume ends it. */
-const FOREVER = Number.MAX_SAFE_INTEGER;
 
 /** When the person sent it: the event's time (never later than now), else its arrival. */
 function sentAt(body: IDataObject, message: IDataObject, now: number): number {

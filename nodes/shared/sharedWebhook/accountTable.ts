@@ -69,6 +69,28 @@ function unescapeField(value: string): string {
 	return value.includes('%') ? decodeURIComponent(value) : value;
 }
 
+/**
+ * A row's number, short: a whole number in base 36 (a time in ms, 13 digits, takes 8), anything
+ * else as "_" and its decimal. Times are most of a pause's bytes, and n8n loads them on every delivery.
+ */
+export function packNumber(n: number): string {
+	return Number.isSafeInteger(n) ? n.toString(36) : `_${n}`;
+}
+
+export function unpackNumber(packed: string): number {
+	if (packed.startsWith('_')) return Number(packed.slice(1));
+	return /^-?[0-9a-z]+$/.test(packed) ? parseInt(packed, 36) : NaN;
+}
+
+/** A time as its distance from another (`base`) when both are whole; otherwise "=" and itself. */
+export function packAfter(base: number, n: number): string {
+	return Number.isSafeInteger(base) && Number.isSafeInteger(n) && Number.isSafeInteger(n - base) ? packNumber(n - base) : `=${packNumber(n)}`;
+}
+
+export function unpackAfter(base: number, packed: string): number {
+	return packed.startsWith('=') ? unpackNumber(packed.slice(1)) : base + unpackNumber(packed);
+}
+
 export class AccountTable<T> {
 	private readonly copies = new Map<string, ProcessCopy<T>>();
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 
 import { chatKeys, phoneDigits } from '../chatIds';
 import type { ListenerContext } from '../processKey';
-import { AccountTable, readPacked } from './accountTable';
+import { AccountTable, packAfter, packNumber, readPacked, unpackAfter, unpackNumber } from './accountTable';
 import { packResumePath, unpackResumePath } from './resumePathPacking';
 import type { WebhookState } from './webhookState';
 
@@ -57,6 +57,8 @@ export interface WaitEntry extends IDataObject {
  * (docs/design/account-state.md, "Why 10,000").
  */
 export const WAIT_CAPACITY = 10_000;
+/** n8n's "wait indefinitely" (3000-01-01), Send and Wait's end with no Limit Wait Time. */
+const NO_LIMIT = 32_503_680_000_000;
 /** A wait is kept this long past its end, so that a late redelivery of its reply is still recognised. */
 const KEEP_AFTER_MS = 60 * 60_000;
 
@@ -76,26 +78,29 @@ const orNull = (value: string) => (value === '' ? null : value);
 const table = new AccountTable<WaitEntry>({
 	rowsField: 'waitRows',
 	revField: 'waitsRev',
+	// Times in base 36, the end as "F" (no limit) or its distance from `since` (accountTable.ts packNumber).
 	encode: (w, id) => [
 		w.chat,
 		w.channelId,
-		String(w.since),
-		String(w.until),
+		packNumber(w.since),
+		w.until === NO_LIMIT ? 'F' : packAfter(w.since, w.until),
 		packResumePath(id, w.resumePath, w),
 		w.questionId ?? '',
 		w.resumedBy ?? '',
-		String(w.asked ?? 0),
+		w.asked ? packNumber(w.asked) : '',
 		w.passOn ? '1' : '',
-		w.resumedAt === undefined ? '' : String(w.resumedAt),
+		w.resumedAt === undefined ? '' : packAfter(w.since, w.resumedAt),
 	],
-	decode: ([chat, channelId, since, until, storedPath, questionId, resumedBy, asked, passOn, resumedAt], id) => {
-		if (!chat || !channelId || !storedPath) return undefined;
-		const fields = { chat, channelId, since: Number(since), until: Number(until), passOn: passOn === '1' };
+	decode: ([chat, channelId, packedSince, packedUntil, storedPath, questionId, resumedBy, asked, passOn, resumedAt], id) => {
+		const since = unpackNumber(packedSince ?? '');
+		const until = packedUntil === 'F' ? NO_LIMIT : unpackAfter(since, packedUntil ?? '');
+		if (!chat || !channelId || !storedPath || !Number.isFinite(since) || !Number.isFinite(until)) return undefined;
+		const fields = { chat, channelId, since, until, passOn: passOn === '1' };
 		const resumePath = unpackResumePath(id, storedPath, fields);
 		const entry: WaitEntry = { executionId: '', resumePath, chat, channelId, since: fields.since, until: fields.until, questionId: orNull(questionId ?? '') };
 		if (resumedBy) entry.resumedBy = resumedBy;
-		if (resumedAt) entry.resumedAt = Number(resumedAt);
-		if (Number(asked) > 0) entry.asked = Number(asked);
+		if (resumedAt) entry.resumedAt = unpackAfter(since, resumedAt);
+		if (asked) entry.asked = unpackNumber(asked);
 		if (passOn === '1') entry.passOn = true;
 		return entry;
 	},

@@ -58,9 +58,9 @@ describe('10,000 runs waiting at once on one account', () => {
 		}
 		saved = JSON.stringify(state);
 		const bytesPerWait = Math.round(saved.length / 10_000);
-		// About 137 bytes: n8n's signed resume path packed (resumePathPacking.ts). Whole it took about
-		// 300, an object per wait about 460.
-		expect(bytesPerWait).toBeLessThan(150);
+		// About 123 bytes: n8n's signed resume path packed (resumePathPacking.ts), times in base 36.
+		// Whole it took about 300, an object per wait about 460.
+		expect(bytesPerWait).toBeLessThan(130);
 
 		// n8n restarted: a new process knows only static data.
 		const after = waitingRunsProcess();
@@ -125,7 +125,8 @@ describe('10,000 chats paused at once', () => {
 			if (i % 500 === 499) state = load(JSON.stringify(state));
 		}
 		const saved = JSON.stringify(state);
-		expect(Math.round(saved.length / 10_001)).toBeLessThan(60);
+		// About 34 bytes a pause (times in base 36; 47 in decimal).
+		expect(Math.round(saved.length / 10_001)).toBeLessThan(40);
 
 		const after = chatPauseProcess();
 		const fresh = load(saved);
@@ -277,6 +278,43 @@ test('any chat id, number id or question id is kept byte for byte in the packed 
 			const packed = state.waitRows!;
 			expect(JSON.stringify(packed)).toBe(`"${packed}"`); // nothing JSON would escape
 			expect(waitingRunsProcess().waitsInStaticData(load(JSON.stringify(state)))['7']).toEqual({ ...w, questionId: questionId === '' ? null : questionId });
+		}),
+		{ numRuns: 300 },
+	);
+});
+
+test('any time a wait or a pause holds is kept exactly in the packed string: whole or not, no limit, ended, before or after the wait began (fast-check)', () => {
+	let workflow = 0;
+	// Times as n8n and the hand-offs give them, and anything a JSON number could be.
+	const time = fc.oneof(
+		fc.integer({ min: 0, max: 4_102_444_800_000 }),
+		fc.constantFrom(0, 32_503_680_000_000, Number.MAX_SAFE_INTEGER),
+		fc.double({ noNaN: true, noDefaultInfinity: true }).filter((x) => !Object.is(x, -0)),
+	);
+	fc.assert(
+		fc.property(time, time, fc.option(time, { nil: undefined }), fc.nat(5), (since, until, resumedAt, asked) => {
+			const context = listener(`wf-times-${workflow++}`);
+			const w = wait('9', '4917600000009@c.us', { since, until, ...(resumedAt === undefined ? {} : { resumedAt, resumedBy: 'd-1' }), ...(asked ? { asked } : {}) });
+			const state: WebhookState = {};
+			// Never swept: the point is the encoding, not the expiry.
+			waitingRunsProcess().recordWait(context, state, w, Number.NEGATIVE_INFINITY);
+			expect(waitingRunsProcess().waitsInStaticData(load(JSON.stringify(state)))['9']).toEqual(w);
+		}),
+		{ numRuns: 300 },
+	);
+	const pauseContext = (id: string) => ({
+		...listener(id),
+		getNodeParameter: () => ({ settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } }),
+	});
+	fc.assert(
+		// Given at its own time (a day before an ended pause may go), so that it is not swept at once.
+		fc.property(time.filter((x) => x + 86_400_000 !== x), fc.oneof(time.filter((x) => x >= 0), fc.constant(0)), (at, until) => {
+			const id = `wf-pause-times-${workflow++}`;
+			const state: WebhookState = {};
+			const pauses = chatPauseProcess();
+			const context = pauseContext(id) as unknown as Parameters<typeof pauses.applyPauseCommand>[0];
+			expect(pauses.applyPauseCommand(context, state, JSON.stringify({ chat: '4917600000009@c.us', pause: until > 0, at, until }), at)).toEqual({ applied: true });
+			expect(chatPauseProcess().pausesInStaticData(load(JSON.stringify(state)))['4917600000009@c.us']).toEqual({ at, until });
 		}),
 		{ numRuns: 300 },
 	);
