@@ -104,6 +104,18 @@ describe('each rule bites', () => {
 		expect(why('54', 'canceled', { error: null, ranNodes: [] })).toEqual(['status canceled']);
 	});
 
+	test('a job a worker was killed with before it logged starting it: explained only by n8n\'s stalled-job error, created before a worker\'s kill, started by no worker', () => {
+		const stalled: StoredOutcome = { error: { message: STALLED_JOB, node: null, name: null, stack: null }, ranNodes: [] };
+		const unlogged: KillRun = { id: '3224', workflowId: 'reply', deliveryId: 'qd-7000061', status: 'error', startedAt: null, createdAt: workerKill.killedAt - 19 };
+		const why = (r: KillRun, outcome: StoredOutcome, logs: string[] = [killedLife]) =>
+			judgeHardKill({ ...input, runs: [...runs, r], outcomes: { ...run.outcomes, [r.id]: outcome }, workerLogs: logs }).unexplainedRuns.map((u) => [u.id, u.why]);
+		expect(why(unlogged, stalled)).toEqual([]);
+		expect(why({ ...unlogged, createdAt: workerKill.killedAt + 1 }, stalled)).toEqual([['3224', 'no killed worker had started it']]);
+		expect(why({ ...unlogged, createdAt: null }, stalled)).toEqual([['3224', 'no killed worker had started it']]);
+		expect(why(unlogged, { ...stalled, error: { ...stalled.error!, message: 'Something else' } })).toEqual([['3224', 'no killed worker had started it']]);
+		expect(why(unlogged, stalled, [killedLife, 'Worker started execution 3224 (job 3224)\n'])).toEqual([['3224', 'no killed worker had started it']]);
+	});
+
 	test('a run left `new` is explained only when the killed webhook process created it before the kill and never queued it', () => {
 		const created = webhookKill.killedAt - 40;
 		const newRun: KillRun = { id: '70', workflowId: 'reply', deliveryId: 'qd-7000034', status: 'new', startedAt: null, createdAt: created };

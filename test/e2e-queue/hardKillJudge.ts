@@ -97,7 +97,7 @@ export function notCutByAKill(run: KillRun, outcome: StoredOutcome | undefined, 
 	if (run.status === 'new') return notCutBeforeEnqueue(run, kills, workerLogs);
 	const startedIn = (log: string) => new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log);
 	const kill = kills.find((k) => k.process.startsWith('worker') && startedIn(k.killedLife));
-	if (!kill) return 'no killed worker had started it';
+	if (!kill) return stalledBeforeItsLogLine(run, outcome, kills, workerLogs, startedIn) ? null : 'no killed worker had started it';
 	if (workerLogs.some((log) => new RegExp(`^Worker finished execution ${run.id} \\(job`, 'm').test(log))) return 'a worker finished it';
 	if (run.startedAt === null || run.startedAt > kill.killedAt) return `it started after the kill of ${kill.process}`;
 	const error = outcome?.error ?? null;
@@ -105,6 +105,19 @@ export function notCutByAKill(run: KillRun, outcome: StoredOutcome | undefined, 
 	if (run.status === 'running') return error === null ? null : `running with ${error.message}`;
 	if (run.status === 'error') return error?.message === STALLED_JOB ? null : `failed with ${error?.message ?? 'no error stored'}`;
 	return `status ${run.status}`;
+}
+
+/**
+ * A worker killed right after it took a job (Bull's lock) and before its "Worker started
+ * execution" line reached its log: the job then fails with n8n's own stalled-job error, as a
+ * started one does (seen in CI on 2026-11-26: a delivery sent 19 ms before the worker's kill).
+ * Explained only with that exact error, when the run was created no later than a worker's kill,
+ * and no worker's log says it started it.
+ */
+function stalledBeforeItsLogLine(run: KillRun, outcome: StoredOutcome | undefined, kills: Kill[], workerLogs: string[], startedIn: (log: string) => boolean): boolean {
+	if (run.status !== 'error' || outcome?.error?.message !== STALLED_JOB) return false;
+	if (!kills.some((k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.killedAt)) return false;
+	return !workerLogs.some(startedIn);
 }
 
 /**
