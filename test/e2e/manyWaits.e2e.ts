@@ -21,6 +21,7 @@ import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState
 import { receivedIn } from '../fixtures/events';
 import { allExecutions, api, eventually, info, n8n, n8nMemoryMb, nodeItems, relayCredential, report, rest, restartN8n, sim, simRequests, type Execution } from '../support/e2e';
 import { createWorkflow, NODE_TYPES, triggerWorkflowData } from '../support/workflows';
+import { inParallel } from '../support/inParallel';
 
 const ACCOUNT = 'acct_many_waits';
 const RUNS = Number(process.env.MANY_WAITS ?? 1500);
@@ -58,21 +59,6 @@ async function deliver(event: unknown) {
 		body = { text: answer.body };
 	}
 	return { status: answer.status, body };
-}
-
-/** `work` for every item, at most `limit` at once; the results in the items' order. */
-async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-	const results: R[] = new Array<R>(items.length);
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: Math.min(limit, items.length) }, async () => {
-			while (next < items.length) {
-				const index = next++;
-				results[index] = await work(items[index]);
-			}
-		}),
-	);
-	return results;
 }
 
 /** How many of the workflow's executions n8n has with these statuses: the editor's list, which counts them. */

@@ -22,6 +22,7 @@ import { SimClient } from '../../support/simClient';
 import { deployment, enqueuedBy, executions, sql, type ExecutionRow } from '../../support/stack/queue/running';
 import { waitUntil } from '../../support/waitUntil';
 import { createWorkflow, NODE_TYPES, relayCredential, triggerWorkflowData } from '../../support/workflows';
+import { inParallel } from '../../support/inParallel';
 
 const info = deployment();
 const ACCOUNT = 'acct_two_webhooks';
@@ -46,20 +47,6 @@ function tagged<T extends object>(event: T): T & { deliveryId: string } {
 
 async function deliver(event: object): Promise<{ status: number; body: string }> {
 	return (await simulator.call<{ status: number; body: string }>('POST', '/deliver', { account: ACCOUNT, event })).body;
-}
-
-async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-	const results: R[] = new Array<R>(items.length);
-	let next = 0;
-	await Promise.all(
-		Array.from({ length: Math.min(limit, items.length) }, async () => {
-			while (next < items.length) {
-				const index = next++;
-				results[index] = await work(items[index]);
-			}
-		}),
-	);
-	return results;
 }
 
 /** Delivery ids run more than once by one workflow. */
