@@ -1,4 +1,6 @@
-import type { IWebhookFunctions, INodeProperties } from 'n8n-workflow';
+import type { INodeProperties } from 'n8n-workflow';
+
+import { ACKNOWLEDGE } from './constants';
 
 /**
  * When the service gets its 2xx for an event (docs/design/durability-and-conversations.md §1,
@@ -29,7 +31,6 @@ import type { IWebhookFunctions, INodeProperties } from 'n8n-workflow';
  * version has its own fixed description (MessagingRelayTrigger.node.ts): versions 1 and 2 plain
  * `onReceived`, version 3 a template with a native resolver (below).
  */
-export const ACKNOWLEDGE = { whenFinished: 'whenFinished', whenStarted: 'whenStarted' } as const;
 
 export const acknowledgeProperty: INodeProperties = {
 	displayName: 'Acknowledge Events',
@@ -54,8 +55,3 @@ export const acknowledgeProperty: INodeProperties = {
 		},
 	],
 };
-
-/** Whether n8n answers this delivery when its execution has ended. */
-export function answersAtRunEnd(context: IWebhookFunctions): boolean {
-	return context.getNodeParameter('acknowledge', ACKNOWLEDGE.whenStarted) === ACKNOWLEDGE.whenFinished;
-}

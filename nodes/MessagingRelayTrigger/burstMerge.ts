@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { answerRequest } from '../shared/answerRequest';
 import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
 import { MAX_QUIET_SECONDS } from './constants';
 
@@ -220,45 +221,32 @@ function hold(key: string, quietMs: number, event: ReceivedEvent, item: IDataObj
 	return outcome;
 }
 
-/** Combining is on for this trigger and applies to this event (never to a test listener's). */
-function combiningWanted(context: IWebhookFunctions, event: RelayEvent): boolean {
-	const seconds = Number(context.getNodeParameter('options.combineWithinSeconds', 0) ?? 0);
-	return seconds > 0 && event.type === 'message.received' && context.getMode() !== 'manual';
-}
-
 /**
- * Whether combineBurst would hold this event rather than let it start an execution at once:
- * step 3 of the trigger's webhook(), asked before the holder of a shared webhook forwards it.
+ * Whether one more message can be held in this process (step 3 of the trigger's webhook(), asked
+ * before the holder of a shared webhook forwards it): beyond the limit, messages run one by one.
  */
-export function isCombining(context: IWebhookFunctions, event: RelayEvent): boolean {
-	return combiningWanted(context, event) && heldCount < burstLimits.maxHeldPerProcess;
+export function canHoldAnother(): boolean {
+	return heldCount < burstLimits.maxHeldPerProcess;
 }
 
 /**
- * Step 5 of the trigger's webhook(): holds a `message.received` event when combining is on and
- * returns what webhook() returns for it, or `undefined` when the event is not held (combining
- * off, another event type, a test event, the process-wide limit reached), and the caller emits
- * it as usual.
+ * Step 5 of the trigger's webhook(), for a message that "Combine Messages Within" holds for
+ * `seconds` (eventFilter.ts, combineSeconds): what webhook() returns for it, or `undefined` when it
+ * is not held (the process-wide limit reached), and the caller emits it as usual.
  */
 export async function combineBurst(
 	context: IWebhookFunctions,
 	event: RelayEvent,
 	item: IDataObject,
 	webhookResponse: IDataObject,
+	seconds: number,
 ): Promise<IWebhookResponseData | undefined> {
-	// Not for a test listener: it takes exactly one event; later ones would find no listener.
-	if (!combiningWanted(context, event)) return undefined;
-	const seconds = Number(context.getNodeParameter('options.combineWithinSeconds', 0) ?? 0);
 	const received = event as ReceivedEvent;
 	const node = context.getNode();
 	const key = [context.getWorkflow().id, node.id, received.message.channelId, received.message.chatId].join('\u0000');
 
 	if (wasCombined(key, received.message.id)) {
-		answer(context.getResponseObject() as unknown as HeldResponse, 200, {
-			received: true,
-			ignored: 'already combined into a started execution',
-		});
-		return { noWebhookResponse: true };
+		return answerRequest(context, { status: 200, body: { received: true, ignored: 'already combined into a started execution' } });
 	}
 	if (heldCount >= burstLimits.maxHeldPerProcess) return undefined;
 	const quietMs = Math.min(seconds, MAX_QUIET_SECONDS) * 1000;

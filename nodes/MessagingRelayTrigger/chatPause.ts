@@ -5,6 +5,7 @@ import type { ListenerContext } from '../shared/processKey';
 import { AccountTable, packAfter, packNumber, readPacked, unpackAfter, unpackNumber } from '../shared/sharedWebhook/accountTable';
 import { pauseCommandSchema, type PauseCommand } from '../shared/sharedWebhook/pauseCommand';
 import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookState';
+import { pauseSettings, type PauseSettings } from './triggerSettings';
 
 /**
  * "Pause When a Person Replies" (docs/design/durability-and-conversations.md §5a): when someone
@@ -19,14 +20,6 @@ import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookSt
  * `at` per chat), so two deliveries at once in one process both see a pause, and a delivery for
  * an unpaused chat costs the same at 10,000 paused chats as at none.
  */
-
-/** The option as the user set it (Options → Pause When a Person Replies). */
-export interface PauseSettings {
-	minutes: number;
-	keyword: string;
-	/** Lower-cased values of `message.origin` that mean "sent through the API", not typed by a person. */
-	apiOrigins: string[];
-}
 
 export const PAUSED = 'chat paused: a person replied from the phone';
 
@@ -62,30 +55,6 @@ const table = new AccountTable<PauseEntry>({
 /** The paused chats as static data holds them (what n8n saved), by chat key: for tests and the bench. */
 export function pausesInStaticData(state: WebhookState): Record<string, PauseEntry> {
 	return Object.fromEntries(readPacked(state, table));
-}
-
-interface PauseOption {
-	settings?: { minutes?: number; keyword?: string; apiOrigins?: string };
-}
-
-/**
- * The trigger's settings, or undefined when the option is off. Only this option is read (n8n
- * evaluates the expressions of the path it is asked for): reading all Options would evaluate
- * the others too, and one that fails (a broken Only Numbers expression) would then fail events
- * this trigger does not even select (the set-aside e2e soak caught that in CI).
- */
-export function pauseSettings(context: IWebhookFunctions): PauseSettings | undefined {
-	const option = context.getNodeParameter('options.pauseWhenPersonReplies', {}) as PauseOption;
-	const settings = option.settings;
-	if (!settings) return undefined;
-	return {
-		minutes: settings.minutes ?? 30,
-		keyword: (settings.keyword ?? '').trim().toLowerCase(),
-		apiOrigins: (settings.apiOrigins ?? 'api')
-			.split(',')
-			.map((value) => value.trim().toLowerCase())
-			.filter(Boolean),
-	};
 }
 
 /**

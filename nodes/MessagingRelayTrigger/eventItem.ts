@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import type { EventType, RelayEvent, RelayEventOf } from '../shared/schemas/events';
-import { familyOf } from '../shared/schemas/events';
+import type { EventFamily, EventType, RelayEvent, RelayEventOf } from '../shared/schemas/events';
 
 /**
  * The trigger's output item: one stable shape per event family, so a no-code user maps
@@ -104,7 +103,7 @@ function numberItem(event: RelayEventOf<`number.${string}` & EventType>): IDataO
 }
 
 export function eventItem(event: RelayEvent): IDataObject {
-	const family = familyOf(event.type);
+	const family = event.type.slice(0, event.type.indexOf('.')) as EventFamily;
 	let fields: IDataObject;
 	if (event.type === 'message.reaction') fields = reactionItem(event);
 	else if (family === 'message') fields = messageItem(event as MessageEvent);

@@ -2,7 +2,7 @@ import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-w
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { forgetManagedSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
-import { secretMatches } from './verifySecret';
+import { serviceSecretMatches } from '../shared/serviceSecret';
 
 /**
  * The secret of a webhook managed elsewhere (Registration: Webhook Managed Elsewhere), which the
@@ -53,11 +53,6 @@ let readsStarted = 0;
 
 type Context = IHookFunctions | ITriggerFunctions | IWebhookFunctions;
 
-/** Registration: Webhook Managed Elsewhere. The node then registers nothing and shares nothing. */
-export function isManagedElsewhere(context: Context): boolean {
-	return context.getNodeParameter('registration', 'automatic') === 'manual';
-}
-
 /**
  * Publishing (and every n8n start): reads the credential once, so that the first delivery to
  * this process compares at once, and removes the copy that earlier versions kept in static data
@@ -73,7 +68,7 @@ export async function managedSecretFor(context: IWebhookFunctions, provided: unk
 	const arrived = readsStarted;
 	const record = knownFor(context);
 	const last = record.last;
-	if (last && Date.now() - last.startedAt < managedSecretPolicy.rereadAfterMs && secretMatches(provided, last.secret)) {
+	if (last && Date.now() - last.startedAt < managedSecretPolicy.rereadAfterMs && serviceSecretMatches(provided, { secret: last.secret })) {
 		return last.secret;
 	}
 	return (await readAfter(context, record, arrived)).secret;

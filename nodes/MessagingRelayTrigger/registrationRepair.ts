@@ -6,7 +6,7 @@ import type { MissedSummary } from '../shared/sharedWebhook/memberHealth';
 import { askWhatWasMissed, confirmReported } from '../shared/sharedWebhook/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registration';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
-import { isManagedElsewhere } from './managedSecret';
+import { isManagedElsewhere } from './triggerSettings';
 
 /**
  * While the workflow is published, the trigger looks at the account's webhook at a fixed

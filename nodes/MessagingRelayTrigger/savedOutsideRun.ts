@@ -6,7 +6,8 @@ import { sendHandoff } from '../shared/sharedWebhook/peerClient';
 import type { ShareOp } from '../shared/sharedWebhook/signedHandoff';
 import type { WaitEntry } from '../shared/sharedWebhook/waitingRuns';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
-import { personsPause, type PauseSettings } from './chatPause';
+import { personsPause } from './chatPause';
+import type { PauseSettings } from './triggerSettings';
 
 /** What a delivery wrote that n8n will not save if the delivery also starts a run. */
 export interface UnsavedWrites {

@@ -1,5 +1,6 @@
 import type {
 	IHookFunctions,
+	INodeExecutionData,
 	INodeType,
 	INodeTypeBaseDescription,
 	ITriggerFunctions,
@@ -10,19 +11,22 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
+import { answerRequest } from '../shared/answerRequest';
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
+import { repairTables } from '../shared/sharedWebhook/accountTable';
+import { holderLedger } from '../shared/sharedWebhook/deliveryLedger';
 import { missedEventId } from '../shared/sharedWebhook/missedEventId';
-import type { Answer } from '../shared/sharedWebhook/receiveHandoff';
+import { LISTS_MEMBERS } from '../shared/sharedWebhook/registeredUrl';
 import { routeReply } from '../shared/sharedWebhook/replyRouting';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
-import { repairWaits } from '../shared/sharedWebhook/waitingRuns';
-import { webhookState } from '../shared/sharedWebhook/webhookState';
-import { answersAtRunEnd } from './acknowledgement';
-import { combineBurst, isCombining } from './burstMerge';
-import { applyChatPause, CHAT_PAUSE_EVENTS, pauseSettings, repairPauses } from './chatPause';
+import { waits } from '../shared/sharedWebhook/waitingRuns';
+import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+
+import { canHoldAnother, combineBurst } from './burstMerge';
+import { applyChatPause, CHAT_PAUSE_EVENTS } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
-import { whyIgnored } from './eventFilter';
+import { answersAtRunEnd, combineSeconds, pauseSettings, whyIgnored } from './triggerSettings';
 import { eventItem, unknownEventItem } from './eventItem';
 import { saveOutsideRun, type UnsavedWrites } from './savedOutsideRun';
 import { startRegistrationRepair } from './registrationRepair';
@@ -31,18 +35,6 @@ import { triggerProperties } from './TriggerDescription';
 import { answerFields } from './webhookAnswer';
 import { checkExists, create, deleteRegistration } from './webhookLifecycle';
 import { whoIsCalling } from './whoIsCalling';
-
-/**
- * Answers the caller directly; n8n starts nothing unless `workflowData` is added. An answer that
- * must wait for n8n to save static data (a takeover) goes through n8n's own 200 response instead.
- */
-function respond(context: IWebhookFunctions, { status, body, headers = {}, afterSave }: Answer): IWebhookResponseData {
-	if (afterSave) return { webhookResponse: body };
-	const res = context.getResponseObject();
-	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-	res.status(status).json(body);
-	return { noWebhookResponse: true };
-}
 
 /** The service's 200 for an event that starts nothing here, and why. */
 const acknowledged = (ignored: string): IWebhookResponseData => ({ webhookResponse: { received: true, ignored } });
@@ -110,91 +102,117 @@ export class MessagingRelayTriggerVersion implements INodeType {
 
 	/**
 	 * One delivery, top to bottom: who is calling → what arrived → whether this trigger wants it →
-	 * the account's other triggers → this trigger's own execution.
+	 * a run that waits for it → the account's other triggers → this trigger's own execution. A lone
+	 * trigger with no waiting run goes from step 3 to step 5: steps 3b and 4 run only when there is
+	 * a wait or another trigger to serve.
 	 */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
 		if (isClosing(this)) {
-			return respond(this, { status: 503, body: { error: 'n8n is stopping this workflow; deliver the event again shortly' }, headers: RETRY });
+			return answerRequest(this, { status: 503, body: { error: 'n8n is stopping this workflow; deliver the event again shortly' }, headers: RETRY });
 		}
 		// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
-		if (this.getMode() !== 'manual') holdUntilAnswered(this);
-		const state = webhookState(this);
+		const manual = this.getMode() === 'manual';
+		if (!manual) holdUntilAnswered(this);
+		const state = this.getWorkflowStaticData('node') as WebhookState;
 
 		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
 		//    hand-off). Nothing of the body is parsed before that is settled.
 		const caller = await whoIsCalling(this, state);
 		// Rows of this process that another webhook process's save dropped go back with this request
 		// (docs/design/account-state.md, "Two webhook processes"); nothing for a refused caller.
-		if (caller.kind !== 'answered' || caller.answer.status < 300) {
-			repairWaits(this, state);
-			repairPauses(this, state);
-		}
-		if (caller.kind === 'answered') return respond(this, caller.answer);
+		if (caller.kind !== 'answered' || caller.answer.status < 300) repairTables(this, state);
+		if (caller.kind === 'answered') return answerRequest(this, caller.answer);
 
 		// 2. What arrived: the event, its text and its delivery id, read once.
 		const arrival = await whatArrived(this.getRequestObject(), caller.kind === 'trigger' ? caller.bodyText : undefined);
-		if (arrival.kind === 'refused') return respond(this, { status: arrival.status, body: { error: arrival.error } });
+		if (arrival.kind === 'refused') return answerRequest(this, { status: arrival.status, body: { error: arrival.error } });
 		const { delivery } = arrival;
+		const type = String(delivery.body.type ?? 'unknown');
 
 		// 3. Whether this trigger wants it (its Events and filters, and whether a person took the
 		//    chat over from the phone), and whether it runs now or is held to be combined with the
 		//    messages that follow it. A person's message is noted whatever this trigger selects.
-		const pause = delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(String(delivery.body.type)) ? pauseSettings(this) : undefined;
+		const pause = delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(type) ? pauseSettings(this) : undefined;
 		const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
 		const ignored = whyIgnored(this, delivery.body) ?? paused;
-		const runsNow = !ignored && !(delivery.kind === 'valid' && isCombining(this, delivery.event));
+		const combineWithin = delivery.kind === 'valid' ? combineSeconds(this, delivery.event) : 0;
+		const runsNow = !ignored && !(combineWithin > 0 && canHoldAnother());
 
 		// What n8n will not save if this request starts a run (savedOutsideRun.ts).
 		const unsaved: UnsavedWrites = { pause: pause && { body: delivery.body, settings: pause }, droppedWaits: [] };
 
 		// 3b. A contact's answer to a run that waits for it (Send and Wait for Reply): the holder
 		//     offers it to that run first; taken, it is not a new message for the triggers.
-		if (caller.kind === 'service' && delivery.kind === 'valid') {
+		if (caller.kind === 'service' && delivery.kind === 'valid' && type === 'message.received' && !waits.isEmpty(this, state)) {
 			const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id);
 			if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.dropped ?? [];
 			if (reply.kind === 'retry later') {
-				return respond(this, { status: 503, body: { error: 'A run waiting for this reply could not take it yet' }, headers: RETRY });
+				return answerRequest(this, { status: 503, body: { error: 'A run waiting for this reply could not take it yet' }, headers: RETRY });
 			}
 			if (reply.kind === 'answered a waiting run' && !reply.passOn) {
-				return respond(this, { status: 200, body: { received: true, answered: 'a waiting run' } });
+				return answerRequest(this, { status: 200, body: { received: true, answered: 'a waiting run' } });
 			}
 		}
 
 		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 		//    first, a member recognises a forward of an event it already ran.
-		const atRunEnd = answersAtRunEnd(this);
-		const shared = await shareDelivery(this, state, caller.kind, { ...arrival, type: String(delivery.body.type ?? 'unknown'), missedId: missedEventId(delivery.body, arrival.id) }, runsNow, !atRunEnd);
-		if (shared.kind === 'ran before') return acknowledged(shared.reason);
-		if (shared.kind === 'still running') {
-			return respond(this, { status: 503, body: { error: 'This workflow is still running the event; it answers once the execution has ended' }, headers: RETRY });
-		}
-		if (shared.kind === 'retry later') {
-			// Answering at the run's end, the holder runs the event with the others at the
-			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
-			const own = shared.runSelf ? await emit(this, delivery) : {};
-			const kept = await saveOutsideRun(this, state, unsaved, own);
-			respond(this, { status: 503, body: { error: 'A workflow sharing this webhook could not take the event yet' }, headers: RETRY });
-			return rememberTestEvent(this, { noWebhookResponse: true, workflowData: kept.workflowData });
+		if (caller.kind === 'trigger' || sharesTheWebhook(this, state)) {
+			const atRunEnd = answersAtRunEnd(this);
+			const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
+			const shared = await shareDelivery(this, state, caller.kind, event, runsNow, !atRunEnd);
+			if (shared.kind === 'ran before') return acknowledged(shared.reason);
+			if (shared.kind === 'still running') {
+				return answerRequest(this, { status: 503, body: { error: 'This workflow is still running the event; it answers once the execution has ended' }, headers: RETRY });
+			}
+			if (shared.kind === 'retry later') {
+				// Answering at the run's end, the holder runs the event with the others at the
+				// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
+				const own = shared.runSelf ? await emit(this, delivery, combineWithin) : {};
+				const kept = await saved(this, state, unsaved, own);
+				const busy = { status: 503, body: { error: 'A workflow sharing this webhook could not take the event yet' }, headers: RETRY };
+				return remembered(this, answerRequest(this, busy, kept.workflowData as INodeExecutionData[][] | undefined));
+			}
 		}
 
 		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
 		//    What steps 3 and 3b wrote is saved by requests of their own (savedOutsideRun.ts).
 		if (ignored) return acknowledged(ignored);
-		return rememberTestEvent(this, await saveOutsideRun(this, state, unsaved, await emit(this, delivery)));
+		return remembered(this, await saved(this, state, unsaved, await emit(this, delivery, combineWithin)));
 	}
+}
+
+/**
+ * Whether the holder serves other triggers: members in its registration, or records left from
+ * them (deliveries it answered 503, in static data or this process's memory; members' health).
+ * A lone trigger keeps none of these.
+ */
+function sharesTheWebhook(context: IWebhookFunctions, state: WebhookState): boolean {
+	if (state.webhookUrl !== undefined && LISTS_MEMBERS.test(state.webhookUrl)) return true;
+	return state.members !== undefined || !holderLedger.isEmpty(context, state);
+}
+
+/** What steps 3 and 3b wrote that n8n would not save with a run (savedOutsideRun.ts). */
+async function saved(context: IWebhookFunctions, state: WebhookState, unsaved: UnsavedWrites, response: IWebhookResponseData) {
+	if (!unsaved.pause && unsaved.droppedWaits.length === 0) return response;
+	return await saveOutsideRun(context, state, unsaved, response);
+}
+
+/** A test event's data is kept for trigger() (testEventPassThrough.ts). */
+function remembered(context: IWebhookFunctions, response: IWebhookResponseData): IWebhookResponseData {
+	return context.getMode() === 'manual' ? rememberTestEvent(context, response) : response;
 }
 
 /**
  * The execution's items. The service is answered 200 {"received":true} once it has started, or an
  * empty 200 once it has ended ("Acknowledge Events", acknowledgement.ts).
  */
-async function emit(context: IWebhookFunctions, delivery: ReadableDelivery): Promise<IWebhookResponseData> {
+async function emit(context: IWebhookFunctions, delivery: ReadableDelivery, combineWithin: number): Promise<IWebhookResponseData> {
 	const webhookResponse = { received: true };
 	if (delivery.kind === 'valid') {
 		const item = eventItem(delivery.event);
 		// "Combine Messages Within": a held message is answered only once its execution is saved.
-		const combined = await combineBurst(context, delivery.event, item, webhookResponse);
+		const combined = combineWithin > 0 ? await combineBurst(context, delivery.event, item, webhookResponse, combineWithin) : undefined;
 		if (combined) return combined;
 		return { webhookResponse, workflowData: [[{ json: item }], []] };
 	}

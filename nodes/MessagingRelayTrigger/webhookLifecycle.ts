@@ -5,7 +5,8 @@ import { CREDENTIAL_NAME } from '../shared/scopes';
 import { isRegistered, join, leave, type Me } from '../shared/sharedWebhook/registration';
 import { deriveShareKey } from '../shared/sharedWebhook/signedHandoff';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
-import { isManagedElsewhere, keepManagedSecret } from './managedSecret';
+import { keepManagedSecret } from './managedSecret';
+import { isManagedElsewhere } from './triggerSettings';
 
 /**
  * The trigger's whole webhook lifecycle (n8n's `webhookMethods.default`): on publish and at every

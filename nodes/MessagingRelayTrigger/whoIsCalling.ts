@@ -1,13 +1,15 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { receiveHandoff, type Answer } from '../shared/sharedWebhook/receiveHandoff';
-import { isHandoff } from '../shared/sharedWebhook/signedHandoff';
-import { unsavedRegistration } from '../shared/sharedWebhook/unsavedRegistration';
-import { heldSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
-import { applyPauseCommand } from './chatPause';
-import { isManagedElsewhere, managedSecretFor } from './managedSecret';
+import type { Answer } from '../shared/answerRequest';
 import { rawBodyText } from '../shared/readDelivery';
-import { secretMatches, secretMatchesDigest } from './verifySecret';
+import { heldSecret, serviceSecretMatches } from '../shared/serviceSecret';
+import { receiveHandoff } from '../shared/sharedWebhook/receiveHandoff';
+import { HANDOFF_HEADERS } from '../shared/sharedWebhook/signedHandoff';
+import { unsavedRegistration } from '../shared/sharedWebhook/unsavedRegistration';
+import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+import { applyPauseCommand } from './chatPause';
+import { managedSecretFor } from './managedSecret';
+import { isManagedElsewhere } from './triggerSettings';
 
 /**
  * Step 1 of a delivery (triggerVersion.ts, webhook()): who is calling. Either the service, proven
@@ -24,7 +26,7 @@ export type Caller =
 
 export async function whoIsCalling(context: IWebhookFunctions, state: WebhookState): Promise<Caller> {
 	const headers = context.getHeaderData() as Record<string, unknown>;
-	if (isHandoff(headers)) {
+	if (headers[HANDOFF_HEADERS.version] !== undefined) {
 		const bodyText = rawBodyText(context.getRequestObject());
 		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
 		if (outcome.kind === 'event') return { kind: 'trigger', bodyText };
@@ -42,7 +44,7 @@ export async function whoIsCalling(context: IWebhookFunctions, state: WebhookSta
 		// to retry rather than accept an unverifiable event.
 		return refused(503, 'Webhook secret not configured yet', { 'Retry-After': '5' });
 	}
-	if (held ? secretMatchesDigest(provided, held.digest) : secretMatches(provided, managed)) return { kind: 'service' };
+	if (serviceSecretMatches(provided, held ? { sha256: held.digest } : { secret: managed })) return { kind: 'service' };
 	// The service may already sign with the secret of a registration n8n has not saved yet.
 	if (typeof provided === 'string' && !managedElsewhere && (await unsavedRegistration(context, state, provided)) !== 'none') {
 		return refused(503, 'This trigger registered its webhook a moment ago; deliver the event again shortly', { 'Retry-After': '2' });

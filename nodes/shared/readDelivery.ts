@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
+
 import type { IDataObject } from 'n8n-workflow';
 
-import { eventSchemas, isKnownEventType, type RelayEvent } from './schemas/events';
-import { deliveryIdOf } from './sharedWebhook/deliveryLedger';
+import { eventSchemas, type EventType, type RelayEvent } from './schemas/events';
 
 /** Larger bodies are refused with 413: no event of the catalogue comes near this. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -128,12 +129,20 @@ export function readDelivery(request: RawRequest): Delivery {
 	if (typeof body.type !== 'string' || body.type === '') {
 		return { kind: 'refused', status: 400, error: 'The event has no "type"' };
 	}
-	if (!isKnownEventType(body.type)) return { kind: 'unknown', body };
+	if (!Object.prototype.hasOwnProperty.call(eventSchemas, body.type)) return { kind: 'unknown', body };
 
-	const parsed = eventSchemas[body.type].safeParse(body);
+	const parsed = eventSchemas[body.type as EventType].safeParse(body);
 	if (parsed.success) return { kind: 'valid', body, event: parsed.data as RelayEvent };
 	const problems = parsed.error.issues.map(
 		(issue) => `${issue.path.length ? issue.path.join('.') : '(body)'}: ${issue.message}`,
 	);
 	return { kind: 'invalid', body, problems };
+}
+
+/**
+ * The id under which a delivery is recorded: the first half of its body's SHA-256 (128 bits tell
+ * events apart and keep static data small). The service's redelivery carries the same body.
+ */
+export function deliveryIdOf(body: string | Uint8Array): string {
+	return createHash('sha256').update(body).digest('hex').slice(0, 32);
 }

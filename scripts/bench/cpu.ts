@@ -10,7 +10,7 @@ import { join } from 'node:path';
 
 import { eventItem, unknownEventItem } from '../../nodes/MessagingRelayTrigger/eventItem';
 import { readDelivery } from '../../nodes/shared/readDelivery';
-import { secretMatches } from '../../nodes/MessagingRelayTrigger/verifySecret';
+import { serviceSecretMatches } from '../../nodes/shared/serviceSecret';
 import { sampleEvents } from '../../test/fixtures/events';
 import { repoRoot } from '../../test/support/repo';
 import { median, round } from './measure';
@@ -21,13 +21,13 @@ function cpuPerEvent() {
 	const secret = 'whsec_' + 'a'.repeat(48);
 	const bodies = Object.values(sampleEvents()).map((event) => Buffer.from(JSON.stringify(event)));
 	const full = (raw: Buffer) => {
-		if (!secretMatches(secret, secret)) return undefined;
+		if (!serviceSecretMatches(secret, { secret })) return undefined;
 		// What n8n hands webhook(): the raw bytes (readDelivery parses them itself).
 		const delivery = readDelivery({ rawBody: raw } as unknown as Parameters<typeof readDelivery>[0]);
 		return delivery.kind === 'valid' ? eventItem(delivery.event) : unknownEventItem('body' in delivery ? delivery.body : {});
 	};
 	const minimal = (raw: Buffer) => {
-		if (!secretMatches(secret, secret)) return undefined;
+		if (!serviceSecretMatches(secret, { secret })) return undefined;
 		return JSON.parse(raw.toString('utf8')) as unknown;
 	};
 	const measure = (fn: (raw: Buffer) => unknown, n: number) => {

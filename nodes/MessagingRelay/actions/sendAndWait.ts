@@ -2,15 +2,17 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFuncti
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { chatKey, chatKeys, phoneDigits } from '../../shared/chatIds';
+import { answerRequest } from '../../shared/answerRequest';
 import { executionCustomData, requireN8nMethods } from '../../shared/n8nCapabilities';
 import { unwrapObject } from '../../shared/responses';
 import { CREDENTIAL_NAME } from '../../shared/scopes';
+import { serviceSecretMatches } from '../../shared/serviceSecret';
 import { readDelivery, rawBodyText } from '../../shared/readDelivery';
 import { tellAllTriggers } from '../../shared/sharedWebhook/accountTriggers';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
 import type { Registration } from '../../shared/sharedWebhook/registeredUrl';
-import { deriveShareKey, isHandoff, proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
-import { deliveryProven, findReceiver, holdWebhook, releaseWebhook, SECRET_CHECK } from '../../shared/sharedWebhook/waitingHolder';
+import { deriveShareKey, HANDOFF_HEADERS, proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
+import { findReceiver, holdWebhook, releaseWebhook, SECRET_CHECK } from '../../shared/sharedWebhook/waitingHolder';
 import type { Wait } from '../../shared/sharedWebhook/waitingRuns';
 import { signedWaitParams } from '../../shared/sharedWebhook/waitingRunUrl';
 import { nodeOf, relayApiRequest } from '../../shared/transport';
@@ -172,18 +174,16 @@ type Answer = { kind: 'not this chat' } | { kind: 'asked again' } | { kind: 'tak
  */
 export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const request = this.getRequestObject() as unknown as Parameters<typeof readDelivery>[0] & { originalUrl?: string; url?: string };
-	const res = this.getResponseObject();
-	const answer = (status: number, body: IDataObject, output?: IDataObject): IWebhookResponseData => {
-		res.status(status).json(body);
-		return output ? { noWebhookResponse: true, workflowData: [[{ json: output }]] } : { noWebhookResponse: true };
-	};
+	const answer = (status: number, body: IDataObject, output?: IDataObject): IWebhookResponseData =>
+		answerRequest(this, { status, body }, output && [[{ json: output }]]);
 	const headers = this.getHeaderData() as Record<string, unknown>;
 	const { apiKey } = (await this.getCredentials(CREDENTIAL_NAME)) as { apiKey: string };
 	const key = deriveShareKey(apiKey);
 
-	if (!isHandoff(headers)) {
+	if (headers[HANDOFF_HEADERS.version] === undefined) {
 		if (headers['x-service-secret'] === undefined) return answer(401, { error: 'This run resumes only on the contact\'s reply, through the account\'s webhook' });
-		if (!deliveryProven(key, headers['x-service-secret'], executionCustomData(this).get(SECRET_CHECK))) return answer(401, { error: 'Invalid secret' });
+		const kept = { hmacKey: key, check: executionCustomData(this).get(SECRET_CHECK) };
+		if (!serviceSecretMatches(headers['x-service-secret'], kept)) return answer(401, { error: 'Invalid secret' });
 		const delivery = readDelivery(request);
 		if (delivery.kind === 'refused') return answer(delivery.status, { error: delivery.error });
 		const executionId = String(this.getExecutionId());

@@ -72,12 +72,4 @@ export type RelayEventOf<T extends EventType> = z.infer<(typeof eventSchemas)[T]
 /** The catalogue in alphabetical order, as the trigger lists it. */
 export const EVENT_TYPES = (Object.keys(eventSchemas) as EventType[]).sort();
 
-export function isKnownEventType(type: string): type is EventType {
-	return Object.prototype.hasOwnProperty.call(eventSchemas, type);
-}
-
 export type EventFamily = 'message' | 'group' | 'number';
-
-export function familyOf(type: EventType): EventFamily {
-	return type.slice(0, type.indexOf('.')) as EventFamily;
-}

@@ -91,10 +91,22 @@ export function unpackAfter(base: number, packed: string): number {
 	return packed.startsWith('=') ? unpackNumber(packed.slice(1)) : base + unpackNumber(packed);
 }
 
+/** Every table of the account, for the repair that any request not refused makes (repairTables). */
+const tables: Array<AccountTable<unknown>> = [];
+
 export class AccountTable<T> {
 	private readonly copies = new Map<string, ProcessCopy<T>>();
 
-	constructor(readonly shape: TableShape<T>) {}
+	constructor(readonly shape: TableShape<T>) {
+		tables.push(this as AccountTable<unknown>);
+	}
+
+	/** No row in this process's memory nor in the loaded static data: nothing to look up (no parse). */
+	isEmpty(context: ListenerContext, state: IDataObject): boolean {
+		const packed = state[this.shape.rowsField];
+		const held = this.copies.get(processKey(context))?.memory.byId.size ?? 0;
+		return held === 0 && (typeof packed !== 'string' || packed === '');
+	}
 
 	private copy(context: ListenerContext): ProcessCopy<T> {
 		const key = processKey(context);
@@ -294,4 +306,12 @@ function cloneRows<T>(rows: Rows<T>): Rows<T> {
 
 function emptyRows<T>(): Rows<T> {
 	return { byId: new Map(), lines: new Map(), byKey: new Map() };
+}
+
+/**
+ * Writes back, in every table, what this process holds that the loaded static data lacks (another
+ * webhook process's save dropped it: docs/design/account-state.md, "Two webhook processes").
+ */
+export function repairTables(context: ListenerContext, state: IDataObject, now = Date.now()) {
+	for (const table of tables) table.repair(context, state, now);
 }

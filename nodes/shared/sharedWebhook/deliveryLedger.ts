@@ -1,5 +1,3 @@
-import { createHash } from 'node:crypto';
-
 import { processKey, type ListenerContext } from '../processKey';
 import type { LedgerEntry, WebhookState } from './webhookState';
 
@@ -179,10 +177,3 @@ export const holderLedger = new DeliveryLedger('pending', { maxEntries: Number.P
  */
 export const memberLedger = new DeliveryLedger('taken', { maxEntries: 2_000, maxAgeMs: 15 * 60_000 });
 
-/**
- * The id under which a delivery is recorded: the first half of its body's SHA-256 (128 bits tell
- * events apart and keep static data small). The service's redelivery carries the same body.
- */
-export function deliveryIdOf(body: string | Uint8Array): string {
-	return createHash('sha256').update(body).digest('hex').slice(0, 32);
-}

@@ -6,6 +6,7 @@ import { takeOver } from './registration';
 import { otherWaitsInChat, recordWait, WAIT_CAPACITY, waitSchema, waitStored, type Wait } from './waitingRuns';
 import { proofFor, verifyHandoff } from './signedHandoff';
 import type { WebhookState } from './webhookState';
+import type { Answer } from '../answerRequest';
 
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
@@ -19,14 +20,6 @@ export type HandoffOutcome =
 	| { kind: 'event' }
 	/** A verified Pause or Resume Automatic Replies (the trigger applies it, chatPause.ts); `proof` goes in the answer. */
 	| { kind: 'pause'; proof: string };
-
-/** What a trigger answers without starting anything; `afterSave`: only once n8n saved static data. */
-export interface Answer {
-	status: number;
-	body: IDataObject;
-	headers?: Record<string, string>;
-	afterSave?: boolean;
-}
 
 /** `body` is the request's body, byte for byte as it arrived (the signature covers it). */
 export async function receiveHandoff(

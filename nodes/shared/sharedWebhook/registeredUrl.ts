@@ -14,6 +14,9 @@ const TEST_MEMBER = 'test-member';
 const HOLDER_IS_TEST = 'holder-test';
 const STAMP = 'reg';
 
+/** A registered URL that lists members (production or test): the holder has triggers to serve. */
+export const LISTS_MEMBERS = /[?&](test-)?member=/;
+
 export interface Membership {
 	/** Production members: published workflows. Candidates to take over from a leaving holder. */
 	members: string[];

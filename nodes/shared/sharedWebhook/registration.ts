@@ -16,7 +16,8 @@ import {
 } from './registeredUrl';
 import { recordWait } from './waitingRuns';
 import { waitFromUrl } from './waitingRunUrl';
-import { forgetHolder, forgetMembership, heldSecret, rememberHolder, rememberMembership, webhookState } from './webhookState';
+import { heldSecret } from '../serviceSecret';
+import { forgetHolder, forgetMembership, rememberHolder, rememberMembership, webhookState } from './webhookState';
 
 /**
  * Joining, leaving, taking over and checking the account's one webhook (docs/shared-webhook.md:

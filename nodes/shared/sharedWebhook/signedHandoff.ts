@@ -64,10 +64,6 @@ export function proofFor(key: string, nonce: string, path: string): string {
 	return hmac(key, ['proof', nonce, path].join('\n'));
 }
 
-export function isHandoff(headers: Record<string, unknown>): boolean {
-	return headers[HANDOFF_HEADERS.version] !== undefined;
-}
-
 /**
  * Nonces this process has accepted, until their window has passed. A defence against a replayed
  * hand-off, not state the protocol needs: a restart forgets them and the window still holds. No

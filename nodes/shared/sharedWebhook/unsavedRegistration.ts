@@ -7,7 +7,8 @@ import { webhookResourceUrl } from '../n8nCapabilities';
 import { processKey } from '../processKey';
 import { readWebhook } from '../webhookApi';
 import { parseRegistration } from './registeredUrl';
-import { heldSecret, type WebhookState } from './webhookState';
+import { heldSecret } from '../serviceSecret';
+import type { WebhookState } from './webhookState';
 
 /**
  * Whether a delivery whose secret does not match is signed with the secret of a registration this

@@ -1,9 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
-
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { executionCustomData } from '../n8nCapabilities';
+import { secretCheckOf } from '../serviceSecret';
 import { deleteWebhook, readWebhook } from '../webhookApi';
 import { ping } from './peerClient';
 import { parseRegistration, type Registration } from './registeredUrl';
@@ -24,17 +23,6 @@ import { waitFromUrl } from './waitingRunUrl';
 export const SECRET_CHECK = 'relayWebhookCheck';
 /** Long enough for a racing registration's PUT to land before we look again (as registration.ts). */
 const CONFIRM_PAUSE_MS = 250;
-
-/** What the run keeps instead of the secret: an HMAC of it with the account key. */
-export function secretCheckOf(key: string, secret: string): string {
-	return createHmac('sha256', Buffer.from(key, 'hex')).update(`messaging-relay/waiting-run-secret\n${secret}`).digest('hex');
-}
-
-/** Whether a delivery's `x-service-secret` is the one the run registered with, in constant time. */
-export function deliveryProven(key: string, header: unknown, check: unknown): boolean {
-	if (typeof header !== 'string' || header === '' || typeof check !== 'string' || check.length !== 64) return false;
-	return timingSafeEqual(Buffer.from(secretCheckOf(key, header), 'hex'), Buffer.from(check, 'hex'));
-}
 
 /** Where the account's events go, as the waiting node needs to know before it asks. */
 export type Receiver =

@@ -111,6 +111,9 @@ const table = new AccountTable<WaitEntry>({
 	indexKey: (w) => w.chat,
 });
 
+/** Whether any run waits on this account (read-only: every write goes through this file). */
+export const waits: Pick<AccountTable<WaitEntry>, 'isEmpty'> = table;
+
 const withId = (executionId: string, w: WaitEntry): WaitEntry => ({ ...w, executionId });
 
 function isLive(entry: WaitEntry, now: number): boolean {

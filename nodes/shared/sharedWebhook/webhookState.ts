@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
-
 import type { IDataObject } from 'n8n-workflow';
+
+import { keepSecretDigest } from '../serviceSecret';
 
 /**
  * What a node keeps about the account's webhook in its workflow's static data (n8n saves it after
@@ -16,7 +16,7 @@ export interface WebhookState extends IDataObject {
 	 * Held by the holder only: the SHA-256 (hex) of the secret the service issued, and its length.
 	 * Never the secret itself: n8n shows a workflow's static data to whoever reads the workflow,
 	 * and n8n 1.123's public API returns it inside every execution it lists with `includeData`
-	 * (docs/compatibility.md). A digest is enough to check a delivery (verifySecret.ts).
+	 * (docs/compatibility.md). A digest is enough to check a delivery (serviceSecret.ts).
 	 */
 	webhookSecretDigest?: string;
 	webhookSecretLength?: number;
@@ -100,28 +100,6 @@ export function rememberMembership(state: WebhookState, shareKey: string, ownUrl
 export function rememberHolder(state: WebhookState, url: string, secret: string) {
 	state.webhookUrl = url;
 	keepSecretDigest(state, secret);
-}
-
-/** SHA-256 (hex) of a webhook secret: what the holder keeps instead of the secret. */
-export function secretDigest(secret: string): string {
-	return createHash('sha256').update(secret, 'utf8').digest('hex');
-}
-
-function keepSecretDigest(state: WebhookState, secret: string) {
-	state.webhookSecretDigest = secretDigest(secret);
-	state.webhookSecretLength = secret.length;
-	delete state.webhookSecret;
-}
-
-/**
- * What the holder knows of the service's current secret, or undefined when it holds none. A secret
- * kept in clear by an earlier version is replaced by its digest here (n8n saves the change after
- * the request: live-webhooks.js saves changed static data).
- */
-export function heldSecret(state: WebhookState): { digest: string; length: number } | undefined {
-	if (typeof state.webhookSecret === 'string' && state.webhookSecret !== '') keepSecretDigest(state, state.webhookSecret);
-	if (!state.webhookSecretDigest) return undefined;
-	return { digest: state.webhookSecretDigest, length: state.webhookSecretLength ?? 0 };
 }
 
 /** This node no longer holds the registration (another trigger holds it now, or none). */

@@ -3,7 +3,7 @@ import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulat
 import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
-import { secretDigest } from '../../../nodes/shared/sharedWebhook/webhookState';
+import { secretDigest } from '../../../nodes/shared/serviceSecret';
 
 let sim: RelaySimulator;
 let harness: TriggerHarness;

@@ -17,7 +17,7 @@ import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulat
 import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { waitUntil } from '../../support/waitUntil';
-import { secretDigest } from '../../../nodes/shared/sharedWebhook/webhookState';
+import { secretDigest } from '../../../nodes/shared/serviceSecret';
 
 let sim: RelaySimulator;
 beforeAll(async () => {

@@ -18,7 +18,8 @@ import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { executionCustomData, testUrlOf, webhookResourceUrl } from '../../../nodes/shared/n8nCapabilities';
 import { retryPolicy } from '../../../nodes/shared/retry';
 import { deriveShareKey } from '../../../nodes/shared/sharedWebhook/signedHandoff';
-import { deliveryProven, holdWebhook, SECRET_CHECK } from '../../../nodes/shared/sharedWebhook/waitingHolder';
+import { serviceSecretMatches } from '../../../nodes/shared/serviceSecret';
+import { holdWebhook, SECRET_CHECK } from '../../../nodes/shared/sharedWebhook/waitingHolder';
 import { parseRegistration } from '../../../nodes/shared/sharedWebhook/registeredUrl';
 import { relayApiRequest } from '../../../nodes/shared/transport';
 import { ADA_CHAT, receivedIn, sample, type SampleEventType } from '../../fixtures/events';
@@ -195,8 +196,8 @@ describe('on n8n 1.123: a waiting run\'s custom data (no customData on the conte
 
 		const resumed = asN8n1(webhookContext(run), 'webhook') as unknown as IWebhookFunctions;
 		const check = executionCustomData(resumed).get(SECRET_CHECK);
-		expect(deliveryProven(key, sim.webhook!.secret, check)).toBe(true);
-		expect(deliveryProven(key, 'whsec_wrong', check)).toBe(false);
+		expect(serviceSecretMatches(sim.webhook!.secret, { hmacKey: key, check })).toBe(true);
+		expect(serviceSecretMatches('whsec_wrong', { hmacKey: key, check })).toBe(false);
 		expect(executionCustomData(resumed).get('relayQuestionId')).toBeUndefined();
 		// The same value as 2.x's own customData reads.
 		expect(webhookContext(run).customData.get(SECRET_CHECK)).toBe(check);
@@ -222,7 +223,7 @@ describe('on n8n 1.123: a waiting run\'s custom data (no customData on the conte
 		const read = JSON.parse(/^RESULT (.*)$/m.exec(output)?.[1] ?? 'null') as { engine: string; executionId: unknown; customDataGet: unknown; value: string | null };
 		// The isolate evaluated the run's expressions, and could not reach customData's functions.
 		expect(read).toMatchObject({ engine: 'quickjs', executionId: 'exec-1', customDataGet: 'undefined' });
-		expect(deliveryProven(key, sim.webhook!.secret, read.value)).toBe(true);
+		expect(serviceSecretMatches(sim.webhook!.secret, { hmacKey: key, check: read.value })).toBe(true);
 		expect(read.value).toBe(webhookContext(run).customData.get(SECRET_CHECK));
 	});
 

@@ -3,7 +3,8 @@
  * (`taken`) keep: bounded by count and age, in static data and this process's memory, the union
  * written on every save.
  */
-import { DeliveryLedger, deliveryIdOf, holderLedger, memberLedger } from '../../../../nodes/shared/sharedWebhook/deliveryLedger';
+import { deliveryIdOf } from '../../../../nodes/shared/readDelivery';
+import { DeliveryLedger, holderLedger, memberLedger } from '../../../../nodes/shared/sharedWebhook/deliveryLedger';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 let nextWorkflow = 1;

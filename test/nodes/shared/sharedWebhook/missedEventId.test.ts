@@ -2,7 +2,7 @@
  * The id a missed event's report names it by (missedEventId.ts): the body's own delivery id, else
  * the message's id, else the holder's delivery id (the spec shows no delivery id on an event).
  */
-import { deliveryIdOf } from '../../../../nodes/shared/sharedWebhook/deliveryLedger';
+import { deliveryIdOf } from '../../../../nodes/shared/readDelivery';
 import { missedEventId } from '../../../../nodes/shared/sharedWebhook/missedEventId';
 import { sample } from '../../../fixtures/events';
 

@@ -10,7 +10,7 @@ import { formatRegistration, parseRegistration } from '../../../../nodes/shared/
 import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../fixtures/simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
-import { secretDigest } from '../../../../nodes/shared/sharedWebhook/webhookState';
+import { secretDigest } from '../../../../nodes/shared/serviceSecret';
 import { missedEventsIn } from '../../../support/missedEvents';
 
 let sim: RelaySimulator;

@@ -1,6 +1,6 @@
 import { generateUrlSignature, prepareUrlForSigning, validateUrlSignature } from 'n8n-core';
 
-import { deliveryProven, secretCheckOf } from '../../../../nodes/shared/sharedWebhook/waitingHolder';
+import { secretCheckOf, serviceSecretMatches } from '../../../../nodes/shared/serviceSecret';
 import { signedWaitParams, waitFromUrl } from '../../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { deriveShareKey } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
 
@@ -59,18 +59,18 @@ describe('the service\'s secret, as a waiting run checks it', () => {
 	const check = secretCheckOf(key, 'whsec_given_to_the_run');
 
 	test('only the secret the run registered with passes', () => {
-		expect(deliveryProven(key, 'whsec_given_to_the_run', check)).toBe(true);
-		expect(deliveryProven(key, 'whsec_given_to_the_run ', check)).toBe(false);
-		expect(deliveryProven(key, 'whsec_rotated_since', check)).toBe(false);
-		expect(deliveryProven(key, '', check)).toBe(false);
-		expect(deliveryProven(key, undefined, check)).toBe(false);
+		expect(serviceSecretMatches('whsec_given_to_the_run', { hmacKey: key, check })).toBe(true);
+		expect(serviceSecretMatches('whsec_given_to_the_run ', { hmacKey: key, check })).toBe(false);
+		expect(serviceSecretMatches('whsec_rotated_since', { hmacKey: key, check })).toBe(false);
+		expect(serviceSecretMatches('', { hmacKey: key, check })).toBe(false);
+		expect(serviceSecretMatches(undefined, { hmacKey: key, check })).toBe(false);
 	});
 
 	test('what is kept is not the secret, and another API key\'s hash does not pass', () => {
 		expect(check).toMatch(/^[0-9a-f]{64}$/);
 		expect(check).not.toContain('whsec');
-		expect(deliveryProven(deriveShareKey('sim-key-other'), 'whsec_given_to_the_run', check)).toBe(false);
-		expect(deliveryProven(key, 'whsec_given_to_the_run', undefined)).toBe(false);
-		expect(deliveryProven(key, 'whsec_given_to_the_run', 'short')).toBe(false);
+		expect(serviceSecretMatches('whsec_given_to_the_run', { hmacKey: deriveShareKey('sim-key-other'), check })).toBe(false);
+		expect(serviceSecretMatches('whsec_given_to_the_run', { hmacKey: key, check: undefined })).toBe(false);
+		expect(serviceSecretMatches('whsec_given_to_the_run', { hmacKey: key, check: 'short' })).toBe(false);
 	});
 });

@@ -1,8 +1,25 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { phoneDigits } from '../shared/chatIds';
-import { ALL_EVENTS } from './constants';
+import { ACKNOWLEDGE, ALL_EVENTS } from './constants';
 import { channelOf } from './eventItem';
+import type { RelayEvent } from '../shared/schemas/events';
+
+/**
+ * What the user set on this trigger, as each delivery reads it: Registration, Events and the
+ * filters of Options, Pause When a Person Replies, Combine Messages Within, Acknowledge Events.
+ * Each reads only its own parameter path (n8n evaluates the expressions of the path it is asked for).
+ */
+
+/** Registration: Webhook Managed Elsewhere. The node then registers nothing and shares nothing. */
+export function isManagedElsewhere(context: Pick<IWebhookFunctions, 'getNodeParameter'>): boolean {
+	return context.getNodeParameter('registration', 'automatic') === 'manual';
+}
+
+/** Acknowledge Events: whether n8n answers this delivery when its execution has ended. */
+export function answersAtRunEnd(context: IWebhookFunctions): boolean {
+	return context.getNodeParameter('acknowledge', ACKNOWLEDGE.whenStarted) === ACKNOWLEDGE.whenFinished;
+}
 
 /** The trigger's "Options" that filter events, as the user set them. */
 interface FilterOptions {
@@ -68,4 +85,45 @@ export function isIgnoredChat(message: IDataObject, list: string): boolean {
 		const digits = phoneDigits(entry);
 		return digits !== undefined && phones.includes(digits);
 	});
+}
+
+/** The option as the user set it (Options → Pause When a Person Replies). */
+export interface PauseSettings {
+	minutes: number;
+	keyword: string;
+	/** Lower-cased values of `message.origin` that mean "sent through the API", not typed by a person. */
+	apiOrigins: string[];
+}
+
+interface PauseOption {
+	settings?: { minutes?: number; keyword?: string; apiOrigins?: string };
+}
+
+/**
+ * The trigger's settings, or undefined when the option is off. Only this option is read (n8n
+ * evaluates the expressions of the path it is asked for): reading all Options would evaluate
+ * the others too, and one that fails (a broken Only Numbers expression) would then fail events
+ * this trigger does not even select (the set-aside e2e soak caught that in CI).
+ */
+export function pauseSettings(context: IWebhookFunctions): PauseSettings | undefined {
+	const option = context.getNodeParameter('options.pauseWhenPersonReplies', {}) as PauseOption;
+	const settings = option.settings;
+	if (!settings) return undefined;
+	return {
+		minutes: settings.minutes ?? 30,
+		keyword: (settings.keyword ?? '').trim().toLowerCase(),
+		apiOrigins: (settings.apiOrigins ?? 'api')
+			.split(',')
+			.map((value) => value.trim().toLowerCase())
+			.filter(Boolean),
+	};
+}
+
+/**
+ * Combine Messages Within: the quiet time (seconds) this event is held for, 0 when it is not held
+ * (another event type, or a test listener: it takes exactly one event, later ones find none).
+ */
+export function combineSeconds(context: IWebhookFunctions, event: RelayEvent): number {
+	if (event.type !== 'message.received' || context.getMode() === 'manual') return 0;
+	return Number(context.getNodeParameter('options.combineWithinSeconds', 0) ?? 0);
 }

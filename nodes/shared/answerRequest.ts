@@ -1,0 +1,26 @@
+import type { IDataObject, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+/** An answer to a webhook request; `afterSave`: only once n8n saved the workflow's static data. */
+export interface Answer {
+	status: number;
+	body: IDataObject;
+	headers?: Record<string, string>;
+	afterSave?: boolean;
+}
+
+/**
+ * The one way the package's webhooks answer a request (the trigger, and a Send and Wait run that
+ * waits): directly, so that n8n adds nothing; with `workflowData`, n8n also runs (or resumes) the
+ * workflow. An answer that must wait for n8n's save goes through n8n's own 200 response instead.
+ */
+export function answerRequest(
+	context: IWebhookFunctions,
+	{ status, body, headers = {}, afterSave }: Answer,
+	workflowData?: INodeExecutionData[][],
+): IWebhookResponseData {
+	if (afterSave) return { webhookResponse: body, ...(workflowData && { workflowData }) };
+	const res = context.getResponseObject();
+	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+	res.status(status).json(body);
+	return { noWebhookResponse: true, ...(workflowData && { workflowData }) };
+}

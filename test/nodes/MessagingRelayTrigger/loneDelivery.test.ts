@@ -1,0 +1,69 @@
+/**
+ * How much of the package one delivery runs (issue 34): a lone trigger's delivery stays in at most
+ * ten source files (V8's precise coverage of this process, test/support/codeReached.ts), and the
+ * sharing protocol and the routing of replies run only when there is another trigger or a wait.
+ */
+import { sample } from '../../fixtures/events';
+import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { sourceFilesReached } from '../../support/codeReached';
+import { withSharedN8nPerTest, type SharedN8n } from '../../support/harness/sharedN8n';
+import { TriggerHarness } from '../../support/harness/triggerRuntime';
+
+const SHARING = /sharedWebhook\/(shareDelivery|fanOut|registeredUrl|memberHealth|peerClient|signedHandoff)\.ts$/;
+const REPLIES = /sharedWebhook\/(replyRouting|waitingRuns)\.ts$/;
+
+describe('a lone trigger', () => {
+	let sim: RelaySimulator;
+	let harness: TriggerHarness;
+	beforeAll(async () => {
+		sim = await startRelaySimulator();
+	});
+	afterAll(async () => await sim.stop());
+	beforeEach(() => sim.reset());
+	afterEach(async () => await harness?.stop());
+
+	test('a delivery that starts a run runs code in at most 10 source files, none of the sharing protocol', async () => {
+		harness = await TriggerHarness.start(sim, { events: ['message.received'] });
+		await harness.activate();
+		// The first delivery loads what a process loads once; the second is what every one costs.
+		await sim.deliver(sample('message.received'));
+		const files = await sourceFilesReached(async () => {
+			expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+		});
+		expect(harness.runs).toHaveLength(2);
+		expect(files).toContain('nodes/MessagingRelayTrigger/triggerVersion.ts');
+		expect(files.filter((f) => SHARING.test(f) || REPLIES.test(f))).toEqual([]);
+		expect(files.length).toBeLessThanOrEqual(10);
+	});
+
+	test('a forged delivery is refused within the same files', async () => {
+		harness = await TriggerHarness.start(sim, { events: ['message.received'] });
+		await harness.activate();
+		const files = await sourceFilesReached(async () => {
+			const answer = await sim.deliver(sample('message.received'), { secret: 'whsec_forged' });
+			expect(answer.status).toBe(401);
+		});
+		expect(harness.runs).toHaveLength(0);
+		expect(files.length).toBeLessThanOrEqual(10);
+	});
+});
+
+describe('with another trigger on the account', () => {
+	let sim: RelaySimulator;
+	let n8n: SharedN8n;
+	withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
+
+	test('the holder runs the sharing protocol and both triggers get the event once', async () => {
+		const first = n8n.addWorkflow('first', { events: ['message.received'] });
+		const second = n8n.addWorkflow('second', { events: ['message.received'] });
+		await first.publish();
+		await second.publish();
+		const files = await sourceFilesReached(async () => {
+			expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+			await n8n.settled();
+		});
+		expect(first.productionEvents).toHaveLength(1);
+		expect(second.productionEvents).toHaveLength(1);
+		expect(files).toEqual(expect.arrayContaining(['nodes/shared/sharedWebhook/shareDelivery.ts', 'nodes/shared/sharedWebhook/fanOut.ts']));
+	});
+});
