@@ -85,23 +85,10 @@ export class MessagingRelay implements INodeType {
 	};
 
 	/**
-	 * The lifecycle of the one webhook above, Send and Wait for Reply's restart webhook. n8n never
-	 * calls these. Its only reader of webhookMethods, WebhookService.runWebhookMethod
-	 * (n8n/dist/webhooks/webhook.service.js:353 in 2.41.1, :218 in 1.123.81), runs for the webhooks
-	 * that publishing, unpublishing and test listening collect, and every one of them collects with
-	 * restart webhooks left out (getWorkflowWebhooks(…, true) / getNodeWebhooks(…, true) at
-	 * n8n/dist/active-workflow-manager.js:130 and :211, workflows/triggers/webhook-trigger-registrar.js:70
-	 * and :73, webhooks/test-webhooks.js:269 in 2.41.1; active-workflow-manager.js:129 and :213,
-	 * webhooks/test-webhooks.js:244 in 1.123.81), skipped at webhook.service.js:245 (2.41.1) and
-	 * :159 (1.123.81). n8n's own send-and-wait nodes declare none.
-	 * They are here because n8n's verification scan requires a complete lifecycle of every node that
-	 * declares a webhook (@n8n/community-nodes/webhook-lifecycle-complete), and they say what a
-	 * caller would get: nothing to do at the service, ever. At publish the webhook's URL does not
-	 * exist yet (it holds a waiting run's execution id), and the account's one webhook belongs to its
-	 * trigger; a run that waits with no trigger published registers it itself and removes it when
-	 * answered (waitingHolder.ts), and n8n resumes a waiting run from the workflow saved with the
-	 * execution, published or not (n8n/dist/webhooks/waiting-webhooks.js:249 in 2.41.1), so `delete`
-	 * must not take the webhook from it either.
+	 * Send and Wait's restart webhook: n8n never calls these (n8n's WebhookService.runWebhookMethod runs
+	 * only for webhooks collected with restart webhooks left out). They exist for n8n's scan rule
+	 * webhook-lifecycle-complete and do nothing: the account's webhook belongs to its trigger or to a waiting run
+	 * (waitingHolder.ts). Why: docs/design/n8n-internals.md, "Send and Wait's restart webhook".
 	 */
 	webhookMethods = {
 		default: {
@@ -120,7 +107,10 @@ export class MessagingRelay implements INodeType {
 		},
 	};
 
-	/** The contact's reply to Send and Wait for Reply: forwarded by the account's trigger, or delivered by the service to a run that holds the webhook (sendAndWait.ts). */
+	/**
+	 * The contact's reply to Send and Wait for Reply: forwarded by the account's trigger, or delivered by
+	 * the service to a run that holds the webhook (sendAndWait.ts).
+	 */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		return await sendAndWaitWebhook.call(this);
 	}

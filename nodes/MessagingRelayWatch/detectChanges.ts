@@ -58,12 +58,10 @@ function webhookView(webhook: WatchedWebhook | null | undefined): IDataObject | 
 }
 
 /**
- * Compares what a poll saw with the state kept from the poll before, and returns the changes
- * to emit and the state to keep. Pure: the node does the requests and the storing.
- *
- * The first poll (no state yet) records a baseline: problems that exist already are marked as
- * known, so they are not alerted later as news, and are emitted only with `emitAtStart`.
- * Recoveries ("back online", "events again", "webhook back") follow only a known problem.
+ * Compares what a poll saw with the state kept from the poll before; returns the changes to emit and the
+ * state to keep. Pure: the node does the requests and the storing. The first poll (no state yet) marks the
+ * problems that exist already as known, not news (emitted only with `emitAtStart`). Recoveries ("back
+ * online", "events again", "webhook back") follow only a known problem.
  */
 export function detectChanges(
 	previous: WatchState,

@@ -2,26 +2,17 @@ import type { ExecutionError, IExecuteFunctions, ITriggerFunctions, IWebhookFunc
 import { NodeOperationError } from 'n8n-workflow';
 
 /**
- * What this package needs from n8n that n8n 1.123.x (the maintained 1.x line) lacks, detected
- * here and nowhere else (docs/compatibility.md has the whole table). Each helper uses n8n's own
- * method when the context has it, so on n8n 2.x nothing changes, and otherwise builds the same
- * result from what 1.123 offers. The package's `n8n-workflow` import resolves to n8n's own copy
- * at run time (a peer dependency), so the types below are 2.x's while the contexts may be 1.x's:
- * every check is on the object, never on the type.
+ * What this package needs from n8n that n8n 1.123.x (the maintained 1.x line) lacks, detected here and
+ * nowhere else (docs/compatibility.md has the table). Each helper uses n8n's own method when the context
+ * has it and otherwise builds the same result from 1.123's. `n8n-workflow` resolves to n8n's own copy at
+ * run time, so the types are 2.x's while a context may be 1.x's: every check is on the object, not the type.
  */
 
 /**
- * The URL of this node's webhook as the request being served was addressed to: the test URL
- * while "Listen for test event" runs (mode `manual`), the production URL otherwise.
- *
- * - n8n 2.41.1: `getWebhookResourceUrl` (n8n-core webhook-context.js:82-84), which is
- *   getNodeWebhookUrl with the webhook's own `isTest`.
- * - n8n 1.123.81: absent; its WebhookContext has only `getNodeWebhookUrl`, always the production
- *   URL (n8n-core webhook-context.js:65-67, webhook-helper-functions.js:17-21 without `isTest`).
- *   n8n builds both URLs on the same base, `<base>/<endpoint>/<rest>`, with `webhook` or
- *   `webhook-test` as the endpoint (n8n workflow-execute-additional-data.js:265-267), and serves
- *   the test one at `/<test endpoint>/<rest>` (abstract-server.js:93): the test URL is the
- *   production URL with the request's first path segment in place of the endpoint.
+ * The URL of this node's webhook as the request being served was addressed to: the test URL while
+ * "Listen for test event" runs (mode `manual`), the production URL otherwise. n8n 2.x has
+ * `getWebhookResourceUrl`; n8n-core 1.123's WebhookContext has only `getNodeWebhookUrl` (production),
+ * so the test URL is rebuilt from the request's path (docs/design/n8n-internals.md, "A webhook's own URL").
  */
 export function webhookResourceUrl(context: IWebhookFunctions, name: 'default' = 'default'): string | undefined {
 	const own = context as Partial<Pick<IWebhookFunctions, 'getWebhookResourceUrl'>>;
@@ -52,23 +43,10 @@ export interface ExecutionCustomData {
 }
 
 /**
- * The execution's custom data (what n8n shows as "custom data" and saves with the execution), in
- * the run that puts itself to wait and in the webhook that later resumes it.
- *
- * - n8n 2.41.1: `customData` on every node context (n8n-core node-execution-context.js:45-52).
- * - n8n 1.123.81: not on the contexts (node-execution-context.js has no `customData`); the same
- *   store is `$execution.customData` of the context's `additionalKeys` getter
- *   (node-execution-context.js:233-235, utils/get-additional-keys.js:18-47, writing
- *   `resultData.metadata` as 2.x does), on the execute and the webhook context alike. A waiting
- *   run's webhook gets the run's data (n8n 1.123.81 webhooks/webhook.service.js:232), so the
- *   store it reads is the one the run wrote before it was saved.
- *
- * Not through an expression (`evaluateExpression('{{ $execution.customData.get(…) }}')`): 1.123.81
- * evaluates expressions in an isolate by default (@n8n/config expression-engine.config.js:21,
- * `engine = 'vm'`), whose bridge hands any function on the data as `undefined`
- * (@n8n/expression-runtime bridge/isolated-vm-bridge.js:324-331), so `customData.get` cannot be
- * called there and every read came back empty: each delivery to a waiting run that holds the
- * webhook was refused with 401 'Invalid secret'.
+ * The execution's custom data (saved with the execution), in the run that puts itself to wait and in
+ * the webhook that later resumes it. n8n 2.x: `customData` on every node context; n8n 1.123: the same
+ * store as `$execution.customData` of the context's `additionalKeys`, read directly: through an
+ * expression its functions arrive as `undefined` (docs/design/n8n-internals.md, "The execution's custom data").
  */
 export function executionCustomData(context: IExecuteFunctions | IWebhookFunctions): ExecutionCustomData {
 	// `in`, not a read: on 2.x the getter throws when the context has no run data, as before.
@@ -83,14 +61,10 @@ export function executionCustomData(context: IExecuteFunctions | IWebhookFunctio
 }
 
 /**
- * Reports an error of a published trigger as a failed execution of its workflow (its executions
- * list, and the error workflow runs), the workflow staying published.
- *
- * - n8n 2.41.1: `saveFailedExecution` (n8n-core trigger-context.js:22-27; n8n
- *   workflows/triggers/trigger-execution-context.factory.js:180-187).
- * - n8n 1.123.81: absent (n8n-core trigger-context.js:18-31; n8n active-workflow-manager.js:270-282
- *   gives a trigger only `emit` and `emitError`, and `emitError` unpublishes the workflow). The
- *   report goes to n8n's log at level error instead, with the same words: `'logged'`.
+ * Reports an error of a published trigger as a failed execution of its workflow (its executions list,
+ * and the error workflow runs), the workflow staying published: n8n 2.x's `saveFailedExecution`. n8n
+ * 1.123 has none (a trigger's `emitError` unpublishes), so there it goes to n8n's log at level error,
+ * same words: `'logged'` (docs/design/n8n-internals.md, "A trigger's failed execution").
  */
 export function saveFailedExecution(context: ITriggerFunctions, error: ExecutionError): 'saved' | 'logged' {
 	const own = context as Partial<Pick<ITriggerFunctions, 'saveFailedExecution'>>;

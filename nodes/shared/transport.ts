@@ -74,12 +74,10 @@ export const NETWORK_WORDS: Record<string, string> = {
 };
 
 /**
- * The code and message of a failed connection. n8n may hand the socket error over as is or
- * wrapped in a NodeApiError (code on the error, on `cause`, or in `context`). n8n 1.123.x drops
- * a NodeApiError's `cause` (n8n-workflow 1.123.81 errors/abstract/execution-base.error.js:16, a
- * class field that resets what `Error` set; 2.41.1 keeps it, execution-base.error.js:21-22), and
- * there the code is only in `httpCode`, where NodeApiError files a status-like `code` of the
- * error it wraps (1.123.81 errors/node-api.error.js:135-137): looked at last, after 2.x's places.
+ * The code and message of a failed connection. n8n may hand the socket error over as is or wrapped
+ * in a NodeApiError (code on the error, on `cause`, or in `context`). n8n-workflow 1.123's NodeApiError
+ * drops `cause` and keeps the code only in `httpCode`: looked at last, after 2.x's places
+ * (docs/design/n8n-internals.md, "A failed connection's code: NodeApiError's cause").
  */
 export function networkFailure(error: unknown): { code?: string; message?: string } {
 	const seen = error as {
@@ -132,17 +130,11 @@ type Attempt =
 	| { kind: 'network'; code?: string; message?: string };
 
 /**
- * Every call to the service's API from a node goes through here (the credential test, which n8n
- * runs without a node, has its own request: credentialTest.ts). It authenticates through n8n's
- * `httpRequestWithAuthentication` (so the key is added by the credential, never by us), reads
- * the body as text so that a non-JSON answer is reported rather than half-parsed, retries what
- * is safe to retry, and turns every refusal into a `NodeApiError` with a cure.
- *
- * Retries: a 429 is waited out (Retry-After, shared by all requests of the run) for every
- * method, since the service did not take the request. 5xx answers, resets and timeouts are
- * retried with backoff only for GET, PUT and DELETE: a POST /v1/messages that may have reached
- * the service is never sent again, so no message goes out twice. A connection refused before
- * anything was sent is retried for every method.
+ * Every call to the service's API from a node (the credential test has its own: credentialTest.ts), through
+ * n8n's `httpRequestWithAuthentication` (the credential adds the key); the body is read as text to report a
+ * non-JSON answer, and every refusal becomes a `NodeApiError` with a cure. Retried for every method: a 429 (not
+ * taken; waited out per Retry-After, shared by the run) and a connection refused before sending. 5xx, resets and
+ * timeouts are retried with backoff only for GET, PUT and DELETE: a POST /v1/messages is never sent twice.
  */
 export async function relayApiRequest(
 	this: RelayContext,

@@ -7,12 +7,10 @@ import type { PauseCommand } from '../../shared/sharedWebhook/pauseCommand';
 import { resolveReplyTarget } from './replyOrigin';
 
 /**
- * Message → Pause Automatic Replies and Resume Automatic Replies
- * (docs/design/durability-and-conversations.md §5a): the same effect as a person writing in the
- * chat from the phone (or sending the resume keyword), for every published trigger of the
- * account that has "Pause When a Person Replies" on. The account's registered webhook lists them
- * all (registeredUrl.ts); each gets a `pause` hand-off signed with the key derived from this
- * credential's API key (signedHandoff.ts), so nobody without the key can pause or resume a chat.
+ * Message → Pause / Resume Automatic Replies (docs/design/durability-and-conversations.md §5a): as if a person
+ * wrote in the chat from the phone (or sent the resume keyword), for every published trigger of the account
+ * with "Pause When a Person Replies" on. The registered webhook lists them (registeredUrl.ts); each gets a
+ * `pause` hand-off signed with a key derived from the API key (signedHandoff.ts): nobody else can pause a chat.
  */
 export async function executeAutomaticReplies(this: IExecuteFunctions, operation: string, itemIndex: number): Promise<IDataObject> {
 	if (operation !== 'pauseReplies' && operation !== 'resumeReplies') {

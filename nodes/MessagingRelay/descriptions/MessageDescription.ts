@@ -136,9 +136,10 @@ export const messageFields: INodeProperties[] = [
 		displayOptions: showFor(['send']),
 	},
 	{
-		// Named "message" as in n8n's own send-and-wait nodes: the human-in-the-loop tool n8n
-		// generates for this node (n8n/dist/tool-generation/hitl-tools.js:41-80) replaces the
-		// property called "message" with its own (the tool call to approve) and keeps the rest.
+		// Named "message" as in n8n's own send-and-wait nodes: the human-in-the-loop tool n8n generates
+		// for this node (n8n's tool-generation module, hitl-tools) replaces the property called "message"
+		// with its own (the tool call to approve) and keeps the rest (docs/design/n8n-internals.md, "The AI
+		// Agent's human-in-the-loop tool").
 		displayName: 'Message',
 		name: 'message',
 		type: 'string',

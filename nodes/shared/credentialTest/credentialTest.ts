@@ -16,17 +16,10 @@ import { otherAnswerMessages, REFUSAL_MESSAGES, TEST_PASSED, TEST_TIMEOUT_SECOND
 
 /**
  * The name every node that uses the credential gives as `testedBy`, with this function under
- * `methods.credentialTest`.
- *
- * Why a node-level test and not the credential's declared `test` with `rules`: n8n 1.123 runs a
- * declared test through RoutingNode and reads the refusal's status from `error.cause.response`
- * (n8n 1.123.81 n8n/dist/services/credentials-tester.service.js:289-305), but its NodeApiError
- * drops `cause` (n8n-workflow 1.123.81 dist/cjs/errors/abstract/execution-base.error.js:16), so
- * no rule ever matched there and the editor showed n8n's generic sentence for the status
- * (errors/node-api.error.js:67-80). A test function returns its own result in both lines
- * (1.123.81 credentials-tester.service.js:196-206, 2.41.1 :210-221). n8n uses a credential's
- * declared `test` before any node's `testedBy` (1.123.81 :102-106, 2.41.1 :80-85), so the
- * credential has none: this function is the credential's only test.
+ * `methods.credentialTest`. A node-level test, not the credential's declared `test` with `rules`: n8n
+ * 1.123 loses the refusal's status there (its NodeApiError drops `cause`), and n8n prefers a declared
+ * test, so the credential has none (docs/design/n8n-internals.md, "The credential test: a test
+ * function, not declared rules").
  */
 export const CREDENTIAL_TEST_NAME = 'messagingRelayApiTest';
 
@@ -38,17 +31,11 @@ interface TestAnswer {
 }
 
 /**
- * Sends the test's `GET /v1/numbers`. `helpers.request` is the one HTTP helper n8n gives a
- * credential test (ICredentialTestFunctions, n8n-workflow 2.41.0 dist/esm/interfaces.d.ts:573-578;
- * n8n-core credentials-test-context.js:18-26 in 2.41.1 and 1.123.81): a test runs outside any
- * workflow, so `httpRequestWithAuthentication` does not exist there. The key is added by the
- * credential's own `authenticate`, the function n8n applies to the nodes' requests. `simple: false`
- * hands every status back instead of throwing (n8n-core 1.123.81
- * utils/request-helper-functions.js:295-297 and 344-352; @n8n/backend-network 2.41.1
- * http/legacy-request.js:69-70), and `json: false` the body as text, read here.
- * n8n's scan rule no-deprecated-workflow-functions reports `this.helpers.request` as written and
- * names `httpRequest` as its replacement, which a credential test does not have; here the helper is
- * called on the context handed in, as the transport calls n8n's helpers (transport.ts `send`).
+ * Sends the test's `GET /v1/numbers` with `helpers.request`, the one HTTP helper n8n gives a credential
+ * test (ICredentialTestFunctions; no workflow, so no `httpRequestWithAuthentication`). The credential's
+ * `authenticate` adds the key; `simple: false` hands back every status, `json: false` the body as text.
+ * Called on the context handed in: n8n's scan rule no-deprecated-workflow-functions reports `this.helpers.request`.
+ * docs/design/n8n-internals.md, "The credential test's request: helpers.request".
  */
 async function sendTest(
 	context: ICredentialTestFunctions,
