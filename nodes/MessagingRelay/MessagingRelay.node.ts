@@ -12,7 +12,7 @@ import { NodeApiError, NodeConnectionTypes, NodeOperationError, SEND_AND_WAIT_OP
 
 import { executeAutomaticReplies } from './actions/automaticReplies';
 import { executeMessages } from './actions/message';
-import { executeSendAndWait, sendAndWaitWebhook } from './actions/sendAndWait';
+import { executeSendAndWait, sendAndWaitWebhook } from './actions/sendAndWait/sendAndWait';
 import { executeNumber } from './actions/number';
 import { executeWebhook } from './actions/webhook';
 import { messageFields, messageOperations } from './descriptions/MessageDescription';

@@ -4,7 +4,7 @@ import { webhookResourceUrl } from '../shared/n8nCapabilities';
 import type { PauseCommand } from '../shared/sharedWebhook/pauseCommand';
 import { sendHandoff } from '../shared/sharedWebhook/peerClient';
 import type { ShareOp } from '../shared/sharedWebhook/signedHandoff';
-import type { WaitEntry } from '../shared/sharedWebhook/waitingRuns';
+import type { WaitEntry } from '../shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 import { personsPause } from './chatPause';
 import type { PauseSettings } from './triggerSettings';

@@ -18,9 +18,9 @@ import { repairTables } from '../shared/sharedWebhook/accountTable';
 import { holderLedger } from '../shared/sharedWebhook/deliveryLedger';
 import { missedEventId } from '../shared/sharedWebhook/missedEventId';
 import { LISTS_MEMBERS } from '../shared/sharedWebhook/registeredUrl';
-import { routeReply } from '../shared/sharedWebhook/replyRouting';
+import { routeReply } from '../shared/sendAndWait/replyRouting';
 import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
-import { waits } from '../shared/sharedWebhook/waitingRuns';
+import { waits } from '../shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 
 import { canHoldAnother, combineBurst } from './burstMerge';

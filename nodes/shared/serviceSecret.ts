@@ -1,6 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-import type { WebhookState } from './sharedWebhook/webhookState';
 
 /**
  * The one check of the service's `x-service-secret`, for every node that receives its deliveries.
@@ -37,8 +36,18 @@ export function serviceSecretMatches(received: unknown, kept: KeptSecret): boole
 	return timingSafeEqual(Buffer.from(given, 'hex'), Buffer.from(wanted, 'hex'));
 }
 
+/**
+ * What the trigger that holds the registration keeps of the secret, in its static data (part of
+ * WebhookState): the SHA-256 and the length, never the secret, which versions before 0.1.0 kept.
+ */
+export interface HeldSecretFields {
+	webhookSecretDigest?: string;
+	webhookSecretLength?: number;
+	webhookSecret?: string;
+}
+
 /** The holder keeps the digest of the secret the service issued, and its length. */
-export function keepSecretDigest(state: WebhookState, secret: string) {
+export function keepSecretDigest(state: HeldSecretFields, secret: string) {
 	state.webhookSecretDigest = secretDigest(secret);
 	state.webhookSecretLength = secret.length;
 	delete state.webhookSecret;
@@ -48,7 +57,7 @@ export function keepSecretDigest(state: WebhookState, secret: string) {
  * What the holder knows of the service's current secret, or undefined when it holds none. A secret
  * kept in clear by an earlier version is replaced by its digest (n8n saves the change after the request).
  */
-export function heldSecret(state: WebhookState): { digest: string; length: number } | undefined {
+export function heldSecret(state: HeldSecretFields): { digest: string; length: number } | undefined {
 	if (typeof state.webhookSecret === 'string' && state.webhookSecret !== '') keepSecretDigest(state, state.webhookSecret);
 	if (!state.webhookSecretDigest) return undefined;
 	return { digest: state.webhookSecretDigest, length: state.webhookSecretLength ?? 0 };

@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 import type { IDataObject } from 'n8n-workflow';
 
-import { waitsInStaticData } from '../../nodes/shared/sharedWebhook/waitingRuns';
+import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import { readJson } from '../../test/support/repo';
 import { cpuMs } from '../../test/support/stack/processes';
 import { sleep, waitUntil } from '../../test/support/waitUntil';

@@ -16,7 +16,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { waitsInStaticData } from '../../nodes/shared/sharedWebhook/waitingRuns';
+import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { receivedIn } from '../fixtures/events';
 import { allExecutions, api, eventually, info, n8n, n8nMemoryMb, nodeItems, relayCredential, report, rest, restartN8n, sim, simRequests, type Execution } from '../support/e2e';

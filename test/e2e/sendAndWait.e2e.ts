@@ -7,7 +7,7 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { waitsInStaticData } from '../../nodes/shared/sharedWebhook/waitingRuns';
+import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';

@@ -1,12 +1,12 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { runChatOrdered } from '../../shared/chatOrderedPool';
+import { runChatOrdered } from '../chatOrderedPool';
 import { unwrapObject, parseResource } from '../../shared/responses';
 import { sentMessageSchema } from '../../shared/schemas/sentMessage';
 import { nodeOf, relayApiRequest } from '../../shared/transport';
-import { normaliseRecipient, requireId, requireText } from '../../shared/validation';
-import { markdownToWhatsApp } from '../../shared/whatsappFormat';
+import { normaliseRecipient, requireId, requireText } from '../validation';
+import { markdownToWhatsApp } from '../whatsappFormat';
 import { agentAnswerOf, resolveReplyTarget } from './replyOrigin';
 
 export { findReplyTarget } from './replyOrigin';

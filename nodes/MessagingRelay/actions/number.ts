@@ -5,7 +5,7 @@ import { listNumbers } from '../../shared/numbersApi';
 import { asItemJson, parseResource, unwrapObject } from '../../shared/responses';
 import { numberSchema } from '../../shared/schemas/number';
 import { relayApiRequest } from '../../shared/transport';
-import { requireId } from '../../shared/validation';
+import { requireId } from '../validation';
 
 export async function executeNumber(
 	this: IExecuteFunctions,

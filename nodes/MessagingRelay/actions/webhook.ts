@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { deleteWebhook, readWebhook, registerWebhook } from '../../shared/webhookApi';
-import { requireHttpsUrl } from '../../shared/validation';
+import { requireHttpsUrl } from '../validation';
 
 export async function executeWebhook(
 	this: IExecuteFunctions,

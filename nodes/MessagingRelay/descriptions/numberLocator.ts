@@ -27,7 +27,7 @@ export function numberLocator(
 				// No `validation` regex here on purpose: n8n checks every node's parameters before each
 				// run (workflow-execute.js checkReadyForExecution) and runs such a regex in a vm with a
 				// 250 ms time-out (n8n-workflow safe-regex.js); on a CPU-starved worker that time-out
-				// failed whole executions. requireId (shared/validation.ts) checks the ID in the node.
+				// failed whole executions. requireId (validation.ts) checks the ID in the node.
 			},
 		],
 		...overrides,

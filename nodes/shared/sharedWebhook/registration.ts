@@ -14,8 +14,8 @@ import {
 	type Membership,
 	type Registration,
 } from './registeredUrl';
-import { recordWait } from './waitingRuns';
-import { waitFromUrl } from './waitingRunUrl';
+import { recordWait } from '../sendAndWait/waitingRuns';
+import { waitFromUrl } from '../sendAndWait/waitingRunUrl';
 import { heldSecret } from '../serviceSecret';
 import { forgetHolder, forgetMembership, rememberHolder, rememberMembership, webhookState } from './webhookState';
 

@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { keepSecretDigest } from '../serviceSecret';
+import { keepSecretDigest, type HeldSecretFields } from '../serviceSecret';
 
 /**
  * What a node keeps about the account's webhook in its workflow's static data (n8n saves it after
@@ -9,7 +9,7 @@ import { keepSecretDigest } from '../serviceSecret';
  * deliveries, which deliveryLedger.ts writes, the paused chats, which chatPause.ts writes, and the
  * waiting runs, which waitingRuns.ts writes (those two as accountTable.ts packs them).
  */
-export interface WebhookState extends IDataObject {
+export interface WebhookState extends IDataObject, HeldSecretFields {
 	/** Held by the holder only: the URL it registered (with the member list). */
 	webhookUrl?: string;
 	/**

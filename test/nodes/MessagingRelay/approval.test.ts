@@ -1,4 +1,4 @@
-import { decide, normaliseAnswer } from '../../../nodes/MessagingRelay/actions/approval';
+import { decide, normaliseAnswer } from '../../../nodes/MessagingRelay/actions/sendAndWait/approval';
 
 const words = { yes: ['yes', 'y', '1', 'ok', 'sí', '👍'], no: ['no', 'n', '2', '👎'] };
 

@@ -8,7 +8,7 @@
 import type { INodeParameters } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
-import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
+import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../nodes/shared/sharedWebhook/webhookState';
 import type { RelaySimulator } from '../../fixtures/simulator';
 import { executeFrom, PackageNodeTypes, relayCredentials, relayNode } from '../../support/harness/n8nRuntime';

@@ -1,7 +1,7 @@
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
-import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
-import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
+import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
+import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { secretDigest } from '../../../nodes/shared/serviceSecret';
 

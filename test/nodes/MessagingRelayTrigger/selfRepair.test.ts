@@ -10,8 +10,8 @@ import { sleep } from 'n8n-workflow';
 
 import { heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
 import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
-import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
-import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
+import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
+import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
 import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';

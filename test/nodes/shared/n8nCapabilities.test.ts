@@ -12,14 +12,14 @@ import { ExecuteContext, WebhookContext } from 'n8n-core';
 import type { IExecuteFunctions, INode, INodeParameters, IRunExecutionData, IWebhookFunctions, IWorkflowExecuteAdditionalData } from 'n8n-workflow';
 import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 
-import { executeSendAndWait } from '../../../nodes/MessagingRelay/actions/sendAndWait';
+import { executeSendAndWait } from '../../../nodes/MessagingRelay/actions/sendAndWait/sendAndWait';
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
 import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { executionCustomData, testUrlOf, webhookResourceUrl } from '../../../nodes/shared/n8nCapabilities';
 import { retryPolicy } from '../../../nodes/shared/retry';
 import { deriveShareKey } from '../../../nodes/shared/sharedWebhook/signedHandoff';
 import { serviceSecretMatches } from '../../../nodes/shared/serviceSecret';
-import { holdWebhook, SECRET_CHECK } from '../../../nodes/shared/sharedWebhook/waitingHolder';
+import { holdWebhook, SECRET_CHECK } from '../../../nodes/MessagingRelay/actions/sendAndWait/waitingHolder';
 import { parseRegistration } from '../../../nodes/shared/sharedWebhook/registeredUrl';
 import { relayApiRequest } from '../../../nodes/shared/transport';
 import { ADA_CHAT, receivedIn, sample, type SampleEventType } from '../../fixtures/events';

@@ -9,8 +9,8 @@ import fc from 'fast-check';
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import type * as ChatPauseModule from '../../../../nodes/MessagingRelayTrigger/chatPause';
-import type * as WaitingRunsModule from '../../../../nodes/shared/sharedWebhook/waitingRuns';
-import type { WaitEntry } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
+import type * as WaitingRunsModule from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import type { WaitEntry } from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 import type { RelaySimulator } from '../../../fixtures/simulator';
 import { executeFrom, PackageNodeTypes, relayCredentials, relayNode } from '../../../support/harness/n8nRuntime';
@@ -26,7 +26,7 @@ function processOf<M>(path: string): M {
 	});
 	return module;
 }
-const waitingRunsProcess = () => processOf<typeof WaitingRunsModule>('../../../../nodes/shared/sharedWebhook/waitingRuns');
+const waitingRunsProcess = () => processOf<typeof WaitingRunsModule>('../../../../nodes/shared/sendAndWait/waitingRuns');
 const chatPauseProcess = () => processOf<typeof ChatPauseModule>('../../../../nodes/MessagingRelayTrigger/chatPause');
 
 const NOW = 1_800_000_000_000;

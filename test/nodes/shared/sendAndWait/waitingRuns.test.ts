@@ -1,6 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { dropWait, quotedId, recordWait, waitsForReply, waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
+import { dropWait, quotedId, recordWait, waitsForReply, waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 /**

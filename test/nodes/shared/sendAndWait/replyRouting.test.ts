@@ -6,7 +6,7 @@
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
 import { deriveShareKey, proofFor, signHandoff } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
-import { waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
+import { waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 import { ADA_CHAT, receivedIn } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../fixtures/simulator';

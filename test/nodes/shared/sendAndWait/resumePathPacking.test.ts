@@ -7,9 +7,9 @@
 import fc from 'fast-check';
 import { buildResumeUrlSuffix, generateUrlSignature, prepareUrlForSigning, validateUrlSignature } from 'n8n-core';
 
-import { isPacked, packResumePath, unpackResumePath } from '../../../../nodes/shared/sharedWebhook/resumePathPacking';
-import { recordWait, waitsInStaticData } from '../../../../nodes/shared/sharedWebhook/waitingRuns';
-import { signedWaitParams } from '../../../../nodes/shared/sharedWebhook/waitingRunUrl';
+import { isPacked, packResumePath, unpackResumePath } from '../../../../nodes/shared/sendAndWait/resumePathPacking';
+import { recordWait, waitsInStaticData } from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import { signedWaitParams } from '../../../../nodes/shared/sendAndWait/waitingRunUrl';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 const SECRET = 'n8n-hmac-secret';

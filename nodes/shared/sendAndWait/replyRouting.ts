@@ -1,8 +1,8 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { sendHandoff } from './peerClient';
+import { sendHandoff } from '../sharedWebhook/peerClient';
 import { dropWait, recordWait, waitsForReply, type WaitEntry } from './waitingRuns';
-import type { WebhookState } from './webhookState';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * The holder's side of Send and Wait for Reply (docs/design/durability-and-conversations.md §5):

@@ -1,13 +1,13 @@
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { executionCustomData } from '../n8nCapabilities';
-import { secretCheckOf } from '../serviceSecret';
-import { deleteWebhook, readWebhook } from '../webhookApi';
-import { ping } from './peerClient';
-import { parseRegistration, type Registration } from './registeredUrl';
-import { conflictError, registerOrExplain } from './registration';
-import { waitFromUrl } from './waitingRunUrl';
+import { executionCustomData } from '../../../shared/n8nCapabilities';
+import { secretCheckOf } from '../../../shared/serviceSecret';
+import { deleteWebhook, readWebhook } from '../../../shared/webhookApi';
+import { ping } from '../../../shared/sharedWebhook/peerClient';
+import { parseRegistration, type Registration } from '../../../shared/sharedWebhook/registeredUrl';
+import { conflictError, registerOrExplain } from '../../../shared/sharedWebhook/registration';
+import { waitFromUrl } from '../../../shared/sendAndWait/waitingRunUrl';
 
 /**
  * A Send and Wait for Reply run that holds the account's webhook itself, because no Messaging

@@ -1,8 +1,8 @@
 import { generateUrlSignature, prepareUrlForSigning, validateUrlSignature } from 'n8n-core';
 
-import { secretCheckOf, serviceSecretMatches } from '../../../../nodes/shared/serviceSecret';
-import { signedWaitParams, waitFromUrl } from '../../../../nodes/shared/sharedWebhook/waitingRunUrl';
-import { deriveShareKey } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
+import { secretCheckOf, serviceSecretMatches } from '../../../nodes/shared/serviceSecret';
+import { signedWaitParams, waitFromUrl } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
+import { deriveShareKey } from '../../../nodes/shared/sharedWebhook/signedHandoff';
 
 /**
  * A Send and Wait run that holds the account's webhook itself (docs/design/durability-and-conversations.md

@@ -1,11 +1,10 @@
 import type { IDataObject } from 'n8n-workflow';
-import { z } from 'zod';
 
 import { chatKeys, phoneDigits } from '../chatIds';
 import type { ListenerContext } from '../processKey';
-import { AccountTable, packAfter, packNumber, readPacked, unpackAfter, unpackNumber } from './accountTable';
+import { AccountTable, packAfter, packNumber, readPacked, unpackAfter, unpackNumber } from '../sharedWebhook/accountTable';
 import { packResumePath, unpackResumePath } from './resumePathPacking';
-import type { WebhookState } from './webhookState';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * The record of runs that wait for a contact's reply (Message → Send and Wait for Reply,
@@ -15,23 +14,6 @@ import type { WebhookState } from './webhookState';
  * AccountTable (accountTable.ts): one packed string in static data, found by chat, and a delivery
  * for a chat with no wait costs the same at 10,000 waits as at none (docs/design/account-state.md).
  */
-export const waitSchema = z.object({
-	executionId: z.string().min(1),
-	/** n8n's signed resume path and query for the waiting node (never a host: the holder adds its own origin). */
-	resumePath: z.string().startsWith('/'),
-	/** The chat id, or the phone's digits when the question went to a phone number. */
-	chat: z.string().min(1),
-	channelId: z.string().min(1),
-	since: z.number(),
-	until: z.number(),
-	/** The question's message id, once it was sent (the quote rule). */
-	questionId: z.string().nullable().optional(),
-	/** Pass the reply on to the trigger workflows as a new message too. */
-	passOn: z.boolean().optional(),
-});
-
-export type Wait = z.infer<typeof waitSchema>;
-
 /** A wait as kept: what the hand-offs said, and the delivery that resumed it, if one did. */
 export interface WaitEntry extends IDataObject {
 	executionId: string;

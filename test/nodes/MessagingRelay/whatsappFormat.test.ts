@@ -1,4 +1,4 @@
-import { markdownToWhatsApp } from '../../../nodes/shared/whatsappFormat';
+import { markdownToWhatsApp } from '../../../nodes/MessagingRelay/whatsappFormat';
 
 describe('Markdown → WhatsApp formatting', () => {
 	test.each([

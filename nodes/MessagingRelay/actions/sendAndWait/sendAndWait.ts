@@ -1,24 +1,24 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { chatKey, chatKeys, phoneDigits } from '../../shared/chatIds';
-import { answerRequest } from '../../shared/answerRequest';
-import { executionCustomData, requireN8nMethods } from '../../shared/n8nCapabilities';
-import { unwrapObject } from '../../shared/responses';
-import { CREDENTIAL_NAME } from '../../shared/scopes';
-import { serviceSecretMatches } from '../../shared/serviceSecret';
-import { readDelivery, rawBodyText } from '../../shared/readDelivery';
-import { tellAllTriggers } from '../../shared/sharedWebhook/accountTriggers';
-import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
-import type { Registration } from '../../shared/sharedWebhook/registeredUrl';
-import { deriveShareKey, HANDOFF_HEADERS, proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
-import { findReceiver, holdWebhook, releaseWebhook, SECRET_CHECK } from '../../shared/sharedWebhook/waitingHolder';
-import type { Wait } from '../../shared/sharedWebhook/waitingRuns';
-import { signedWaitParams } from '../../shared/sharedWebhook/waitingRunUrl';
-import { nodeOf, relayApiRequest } from '../../shared/transport';
-import { normaliseRecipient, requireId, requireText } from '../../shared/validation';
+import { chatKey, chatKeys, phoneDigits } from '../../../shared/chatIds';
+import { answerRequest } from '../../../shared/answerRequest';
+import { executionCustomData, requireN8nMethods } from '../../../shared/n8nCapabilities';
+import { unwrapObject } from '../../../shared/responses';
+import { CREDENTIAL_NAME } from '../../../shared/scopes';
+import { serviceSecretMatches } from '../../../shared/serviceSecret';
+import { readDelivery, rawBodyText } from '../../../shared/readDelivery';
+import { tellAllTriggers } from '../../../shared/sharedWebhook/accountTriggers';
+import { sendHandoff } from '../../../shared/sharedWebhook/peerClient';
+import type { Registration } from '../../../shared/sharedWebhook/registeredUrl';
+import { deriveShareKey, HANDOFF_HEADERS, proofFor, verifyHandoff } from '../../../shared/sharedWebhook/signedHandoff';
+import { findReceiver, holdWebhook, releaseWebhook, SECRET_CHECK } from './waitingHolder';
+import type { Wait } from '../../../shared/sendAndWait/wait';
+import { signedWaitParams } from '../../../shared/sendAndWait/waitingRunUrl';
+import { nodeOf, relayApiRequest } from '../../../shared/transport';
+import { normaliseRecipient, requireId, requireText } from '../../validation';
 import { decide, type ApprovalWords } from './approval';
-import { resolveReplyTarget } from './replyOrigin';
+import { resolveReplyTarget } from '../replyOrigin';
 
 /**
  * Message → Send and Wait for Reply (docs/design/durability-and-conversations.md §5): sends a
