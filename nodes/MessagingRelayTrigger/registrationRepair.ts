@@ -2,8 +2,8 @@ import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-wo
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
 import { saveFailedExecution } from '../shared/n8nCapabilities';
-import type { MissedSummary } from '../shared/sharedWebhook/memberHealth';
-import { askWhatWasMissed, confirmReported } from '../shared/sharedWebhook/missedReport';
+import type { MissedSummary } from './sharing/memberHealth';
+import { askWhatWasMissed, confirmReported } from './sharing/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registration';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
 import { isManagedElsewhere } from './triggerSettings';

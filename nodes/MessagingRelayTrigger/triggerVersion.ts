@@ -15,11 +15,11 @@ import { answerRequest } from '../shared/answerRequest';
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { repairTables } from '../shared/sharedWebhook/accountTable';
-import { holderLedger } from '../shared/sharedWebhook/deliveryLedger';
-import { missedEventId } from '../shared/sharedWebhook/missedEventId';
+import { holderLedger } from './sharing/deliveryLedger';
+import { missedEventId } from './sharing/missedEventId';
 import { LISTS_MEMBERS } from '../shared/sharedWebhook/registeredUrl';
 import { routeReply } from '../shared/sendAndWait/replyRouting';
-import { shareDelivery } from '../shared/sharedWebhook/shareDelivery';
+import { shareDelivery } from './sharing/shareDelivery';
 import { waits } from '../shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 

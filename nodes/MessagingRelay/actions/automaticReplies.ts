@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import { chatKey } from '../../shared/chatIds';
-import { accountTriggers, tellAllTriggers } from '../../shared/sharedWebhook/accountTriggers';
+import { accountTriggers, tellAllTriggers } from '../accountTriggers';
 import type { PauseCommand } from '../../shared/sharedWebhook/pauseCommand';
 import { resolveReplyTarget } from './replyOrigin';
 

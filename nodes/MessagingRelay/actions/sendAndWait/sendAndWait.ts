@@ -8,7 +8,7 @@ import { unwrapObject } from '../../../shared/responses';
 import { CREDENTIAL_NAME } from '../../../shared/scopes';
 import { serviceSecretMatches } from '../../../shared/serviceSecret';
 import { readDelivery, rawBodyText } from '../../../shared/readDelivery';
-import { tellAllTriggers } from '../../../shared/sharedWebhook/accountTriggers';
+import { tellAllTriggers } from '../../accountTriggers';
 import { sendHandoff } from '../../../shared/sharedWebhook/peerClient';
 import type { Registration } from '../../../shared/sharedWebhook/registeredUrl';
 import { deriveShareKey, HANDOFF_HEADERS, proofFor, verifyHandoff } from '../../../shared/sharedWebhook/signedHandoff';

@@ -5,7 +5,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { deriveShareKey, signHandoff } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
-import { setAsideLimits } from '../../../../nodes/shared/sharedWebhook/memberHealth';
+import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
 import { formatRegistration, parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../fixtures/simulator';

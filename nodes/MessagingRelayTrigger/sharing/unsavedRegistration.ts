@@ -3,12 +3,12 @@ import { createHash } from 'node:crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { webhookResourceUrl } from '../n8nCapabilities';
-import { processKey } from '../processKey';
-import { readWebhook } from '../webhookApi';
-import { parseRegistration } from './registeredUrl';
-import { heldSecret } from '../serviceSecret';
-import type { WebhookState } from './webhookState';
+import { webhookResourceUrl } from '../../shared/n8nCapabilities';
+import { processKey } from '../../shared/processKey';
+import { readWebhook } from '../../shared/webhookApi';
+import { parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
+import { heldSecret } from '../../shared/serviceSecret';
+import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
  * Whether a delivery whose secret does not match is signed with the secret of a registration this

@@ -1,11 +1,11 @@
 import type { IExecuteFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
-import { CREDENTIAL_NAME } from '../scopes';
-import { readWebhook } from '../webhookApi';
-import { sendHandoff, type PeerAnswer } from './peerClient';
-import { allMembers, parseRegistration, type Registration } from './registeredUrl';
-import { deriveShareKey, type ShareOp } from './signedHandoff';
+import { CREDENTIAL_NAME } from '../shared/scopes';
+import { readWebhook } from '../shared/webhookApi';
+import { sendHandoff, type PeerAnswer } from '../shared/sharedWebhook/peerClient';
+import { allMembers, parseRegistration, type Registration } from '../shared/sharedWebhook/registeredUrl';
+import { deriveShareKey, type ShareOp } from '../shared/sharedWebhook/signedHandoff';
 
 /**
  * What the action node sends to every published trigger of the account (Pause and Resume

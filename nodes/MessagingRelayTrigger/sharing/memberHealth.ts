@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-import { processKey, type ListenerContext } from '../processKey';
-import type { MemberRecord, MissedEntry, WebhookState } from './webhookState';
+import { processKey, type ListenerContext } from '../../shared/processKey';
+import type { MemberRecord, MissedEntry, WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
  * The holder's view of each member's ability to take forwarded events, and what a member that

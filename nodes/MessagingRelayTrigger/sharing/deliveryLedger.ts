@@ -1,5 +1,5 @@
-import { processKey, type ListenerContext } from '../processKey';
-import type { LedgerEntry, WebhookState } from './webhookState';
+import { processKey, type ListenerContext } from '../../shared/processKey';
+import type { LedgerEntry, WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /** The part of n8n's (Express) response that tells when and how a request was answered. */
 export interface AnswerEvents {

@@ -10,7 +10,7 @@ import {
 	missedSummary,
 	setAsideLimits,
 	tookHandoff,
-} from '../../../../nodes/shared/sharedWebhook/memberHealth';
+} from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 let nextWorkflow = 1;

@@ -2,7 +2,7 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { AnswerEvents } from './deliveryLedger';
 import { failedHandoff, setAsideLimits, tookHandoff } from './memberHealth';
-import type { WebhookState } from './webhookState';
+import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
  * The holder's record of its own runs (docs/shared-webhook.md, "A workflow whose runs keep

@@ -1,13 +1,13 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { webhookResourceUrl } from '../n8nCapabilities';
+import { webhookResourceUrl } from '../../shared/n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
-import { takeOver } from './registration';
-import { waitSchema, type Wait } from '../sendAndWait/wait';
-import { otherWaitsInChat, recordWait, WAIT_CAPACITY, waitStored } from '../sendAndWait/waitingRuns';
-import { proofFor, verifyHandoff } from './signedHandoff';
-import type { WebhookState } from './webhookState';
-import type { Answer } from '../answerRequest';
+import { takeOver } from '../../shared/sharedWebhook/registration';
+import { waitSchema, type Wait } from '../../shared/sendAndWait/wait';
+import { otherWaitsInChat, recordWait, WAIT_CAPACITY, waitStored } from '../../shared/sendAndWait/waitingRuns';
+import { proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
+import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
+import type { Answer } from '../../shared/answerRequest';
 
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").

@@ -2,9 +2,9 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { holderLedger } from './deliveryLedger';
 import { carryToStaticData, failedHandoff, isSetAside, missedEvent, setAsideLimits, tookHandoff } from './memberHealth';
-import { sendHandoff } from './peerClient';
-import { allMembers, parseRegistration } from './registeredUrl';
-import type { WebhookState } from './webhookState';
+import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
+import { allMembers, parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
+import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /** The holder itself, in its record of who already ran a delivery. */
 const SELF = 'self';

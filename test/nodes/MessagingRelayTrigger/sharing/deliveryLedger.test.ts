@@ -4,7 +4,7 @@
  * written on every save.
  */
 import { deliveryIdOf } from '../../../../nodes/shared/readDelivery';
-import { DeliveryLedger, holderLedger, memberLedger } from '../../../../nodes/shared/sharedWebhook/deliveryLedger';
+import { DeliveryLedger, holderLedger, memberLedger } from '../../../../nodes/MessagingRelayTrigger/sharing/deliveryLedger';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 let nextWorkflow = 1;

@@ -1,8 +1,8 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
 
 import { missedSummarySchema, type MissedSummary } from './memberHealth';
-import { sendHandoff } from './peerClient';
-import { webhookState } from './webhookState';
+import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
+import { webhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
  * The member's side of being set aside (docs/shared-webhook.md, "A member that cannot take events

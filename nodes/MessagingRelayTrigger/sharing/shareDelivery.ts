@@ -3,8 +3,8 @@ import type { IWebhookFunctions } from 'n8n-workflow';
 import { memberLedger } from './deliveryLedger';
 import { fanOut } from './fanOut';
 import { watchOwnRun } from './ownRuns';
-import { parseRegistration } from './registeredUrl';
-import type { WebhookState } from './webhookState';
+import { parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
+import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
  * What the account's shared webhook asks of a delivery this trigger accepted, before the trigger's
