@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RecordedRequest } from '../fixtures/simulator';
+import type { RecordedRequest } from '../simulator';
 import * as executionList from './executions';
 import type { Execution } from './executions';
 import { N8nClient } from './n8nClient';

@@ -10,7 +10,7 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { PAUSED, pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { deriveShareKey, signHandoff } from '../../../nodes/shared/sharedWebhook/signedHandoff';
 import { ADA_CHAT, GRACE_CHAT, receivedIn, sentIn } from '../../fixtures/events';
-import type { RelaySimulator } from '../../fixtures/simulator';
+import type { RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
 

@@ -9,7 +9,7 @@ import { sleep } from 'n8n-workflow';
 
 import { burstLimits, heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 let sim: RelaySimulator;

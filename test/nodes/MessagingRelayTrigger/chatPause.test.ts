@@ -7,7 +7,7 @@ import { sleep } from 'n8n-workflow';
 
 import { PAUSED, pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { ADA_CHAT, GRACE_CHAT, groupMessage, receivedIn, sample, sentIn } from '../../fixtures/events';
-import type { RelaySimulator } from '../../fixtures/simulator';
+import type { RelaySimulator } from '../../simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
 
 let sim: RelaySimulator;

@@ -11,7 +11,7 @@ import { sleep } from 'n8n-workflow';
 
 import { managedSecretPolicy } from '../../../nodes/MessagingRelayTrigger/managedSecret';
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 const OLD = 'whsec_before_the_rotation_0001';

@@ -1,5 +1,5 @@
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';

@@ -13,7 +13,7 @@ import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
 import { waitsInStaticData } from '../../../nodes/shared/sharedWebhook/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/sharedWebhook/waitingRunUrl';
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { waitUntil } from '../../support/waitUntil';
