@@ -43,8 +43,8 @@ import {
 import { waitUntil } from '../support/waitUntil';
 import { enqueuedDeliveries, recordEnqueuedDeliveries, storedOutcomes } from './executionEvidence';
 import { activeJobs } from './bullJobs';
-import { cutAttempts, judgeHardKill, type Kill } from './hardKillJudge';
-import { judgeFailedRuns, type StopWindow } from './workerShutdownRace';
+import { cutAttempts, judgeHardKill, type Kill } from '../support/judges/hardKillJudge';
+import { judgeFailedRuns, type StopWindow } from '../support/judges/workerShutdownRace';
 
 const info = deployment();
 const { deliveries: SOAK_DELIVERIES, concurrency: SOAK_CONCURRENCY, timeoutMs: SOAK_TIMEOUT_MS } = soakSettings();

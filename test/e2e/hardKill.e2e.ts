@@ -21,7 +21,7 @@ import { sleep } from 'n8n-workflow';
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
 import { allExecutions, api, eventually, finishedExecutions, productionUrl, report, restartN8n, sim, triggerWorkflow, type Execution, viaBalancer } from '../support/e2e';
-import { doubleRunVerdict, FAILING_AFTER_BACK_MS, failuresSecondsAfterBack, killThatCut } from './hardKillRules';
+import { doubleRunVerdict, FAILING_AFTER_BACK_MS, failuresSecondsAfterBack, killThatCut } from '../support/judges/hardKillRules';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
