@@ -1,4 +1,3 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
  * The one way the tests, their support, the simulator and the scripts deliver an event as the relay
  * service does: `postEvent` is the POST itself (JSON, the secret in `x-service-secret`); `deliver`
