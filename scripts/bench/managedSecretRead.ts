@@ -11,6 +11,7 @@
  *   npm run build:tools && node build/scripts/bench/managedSecretRead.js
  * BENCH_SECRET_DELIVERIES (200 per kind and round), BENCH_SECRET_ROUNDS (3). A heavy run: it starts n8n.
  */
+import { postEvent } from '../../test/support/deliver';
 import { readJson } from '../../test/support/repo';
 import { say } from '../../test/support/stack/runtime';
 import { createWorkflow, productionUrl, triggerWorkflowData } from '../../test/support/workflows';
@@ -41,19 +42,14 @@ async function publish(bench: BenchStack): Promise<string> {
 }
 
 /** `count` deliveries one after another; each one's time to the answer, ms. */
-async function deliver(url: string, kind: Kind, count: number): Promise<number[]> {
+async function timedDeliveries(url: string, kind: Kind, count: number): Promise<number[]> {
 	const events = readJson<Record<string, Record<string, unknown>>>('test', 'fixtures', 'sample-events.json');
 	const body = JSON.stringify(kind === 'kept' ? events['number.reconnected'] : events['message.received']);
 	const expected = kind === 'kept' ? 200 : 401;
 	const times: number[] = [];
 	for (let i = 0; i < count; i++) {
 		const t0 = process.hrtime.bigint();
-		const response = await fetch(url, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', 'x-service-secret': kind === 'kept' ? KEPT : `whsec_wrong_guess_${i}` },
-			body,
-		});
-		await response.arrayBuffer();
+		const response = await postEvent(url, body, { secret: kind === 'kept' ? KEPT : `whsec_wrong_guess_${i}` });
 		if (response.status !== expected) throw new Error(`bench: a ${kind} delivery answered ${response.status}, not ${expected}`);
 		times.push(Number(process.hrtime.bigint() - t0) / 1e6);
 	}
@@ -68,12 +64,12 @@ async function main() {
 		const urls = new Map<BenchStack, string>();
 		for (const bench of stacks) urls.set(bench, await publish(bench));
 		const results = new Map<string, number[]>();
-		for (const bench of stacks) for (const kind of ['kept', 'read'] as Kind[]) await deliver(urls.get(bench)!, kind, 20);
+		for (const bench of stacks) for (const kind of ['kept', 'read'] as Kind[]) await timedDeliveries(urls.get(bench)!, kind, 20);
 		for (let r = 0; r < rounds; r++) {
 			for (const bench of stacks) {
 				for (const kind of (r % 2 === 0 ? ['kept', 'read'] : ['read', 'kept']) as Kind[]) {
 					const key = `${bench.setting.key}:${kind}`;
-					results.set(key, [...(results.get(key) ?? []), ...(await deliver(urls.get(bench)!, kind, count))]);
+					results.set(key, [...(results.get(key) ?? []), ...(await timedDeliveries(urls.get(bench)!, kind, count))]);
 				}
 			}
 		}

@@ -28,7 +28,7 @@ import { headerAuthWebhook } from './peerWorkflows';
 import { fromEnv } from './settings';
 import { benchWebhookId } from './stacks';
 
-/** The simulator's bench account (test/fixtures/simulator/accounts.ts), and the header value n8n's own node checks: both stand-ins. */
+/** The simulator's bench account (test/simulator/accounts.ts), and the header value n8n's own node checks: both stand-ins. */
 const SIM_ACCOUNT = 'sim-key-bench-v3';
 const PEER_HEADER_VALUE = `profile-${process.pid}`;
 

@@ -2,7 +2,7 @@
  * CONTRIBUTING.md lists the relay simulator's API keys (which account, which case): a key added to
  * the simulator for a new suite must be named there too.
  */
-import { defaultKeys } from '../fixtures/simulator/accounts';
+import { defaultKeys } from '../simulator/accounts';
 import { readText } from '../support/repo';
 
 test('CONTRIBUTING.md names every API key the simulator serves (the benchmark\'s as sim-key-bench*)', () => {

@@ -8,15 +8,10 @@
  * @n8n/config/dist/configs/scaling-mode.config.js:169), which is what lets the soak see, at the
  * moment a stopped worker has exited, the job it fetched and never started.
  */
+import { parseActiveJobs, type ActiveJob } from '../support/judges/activeJobs';
 import { redisCli } from '../support/stack/queue/services';
 
-export interface ActiveJob {
-	jobId: string;
-	/** The queue token of the worker (life) holding the job's lock; null once the lock expired. */
-	lockToken: string | null;
-	/** When a worker fetched it (ms since epoch, the fetching worker's clock: this machine's). */
-	processedOn: number | null;
-}
+export type { ActiveJob } from '../support/judges/activeJobs';
 
 /** One line per job in Bull's active list: id|lock token|processedOn (one Redis round trip). */
 const ACTIVE_WITH_LOCKS = `local out = {}
@@ -33,13 +28,4 @@ export function activeJobs(): ActiveJob[] {
 	if (!stateFile) throw new Error('RELAY_QUEUE_STACK is not set: run this suite with test/e2e-queue/jest.config.js');
 	const out = redisCli(stateFile, ['--no-raw', 'eval', ACTIVE_WITH_LOCKS, '1', 'bull:jobs:active', 'bull:jobs:']);
 	return parseActiveJobs(out);
-}
-
-/** redis-cli's --no-raw list (`1) "id|token|ms"`, or `(empty array)`) as ActiveJob[]. */
-export function parseActiveJobs(out: string): ActiveJob[] {
-	return [...out.matchAll(/"([^"|]*)\|([^"|]*)\|([^"|]*)"/g)].map(([, jobId, lockToken, processedOn]) => ({
-		jobId,
-		lockToken: lockToken || null,
-		processedOn: processedOn ? Number(processedOn) : null,
-	}));
 }

@@ -8,7 +8,7 @@
  * 210-230, `runData: {}`), and the trigger's item with its delivery id is gone from the row.
  */
 import { sql } from '../support/stack/queue/running';
-import { storedOutcome, type StoredOutcome } from './workerShutdownRace';
+import { storedOutcome, type StoredOutcome } from '../support/judges/workerShutdownRace';
 
 /**
  * From now on, records for each execution the first delivery id (the suite's `qd-N`) its data

@@ -43,8 +43,9 @@ import {
 import { waitUntil } from '../support/waitUntil';
 import { enqueuedDeliveries, recordEnqueuedDeliveries, storedOutcomes } from './executionEvidence';
 import { activeJobs } from './bullJobs';
-import { cutAttempts, judgeHardKill, type Kill } from './hardKillJudge';
-import { judgeFailedRuns, type StopWindow } from './workerShutdownRace';
+import { cutAttempts, judgeHardKill, type Kill } from '../support/judges/hardKillJudge';
+import { judgeFailedRuns, type StopWindow } from '../support/judges/workerShutdownRace';
+import { deliver } from '../support/deliver';
 
 const info = deployment();
 const { deliveries: SOAK_DELIVERIES, concurrency: SOAK_CONCURRENCY, timeoutMs: SOAK_TIMEOUT_MS } = soakSettings();
@@ -661,16 +662,16 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				(await simulator.requests(since))
 					.filter((r) => r.path === '/v1/messages' && r.account === 'acct_wait_queue' && (r.body as IDataObject).to === chat)
 					.map((r) => (r.body as IDataObject).text);
-			const deliver = async (text: string) => await simCall('POST', '/deliver', { account: 'acct_wait_queue', event: receivedIn(chat, { text }) });
+			const deliverText = async (text: string) => await deliver(simulator, receivedIn(chat, { text }), { account: 'acct_wait_queue' });
 
-			expect((await deliver('A table tomorrow?')).status).toBe(200);
+			expect((await deliverText('A table tomorrow?')).status).toBe(200);
 			await waitUntil('the question', async () => ((await sentHere()).length >= 1 ? true : undefined), { intervalMs: 300 });
 			const [waiting] = await waitUntil('the run to wait', () => {
 				const rows = executions([id]).filter((r) => r.status === 'waiting');
 				return rows.length > 0 ? rows : undefined;
 			}, { intervalMs: 300 });
 
-			const answer = await deliver('1');
+			const answer = await deliverText('1');
 			expect(answer).toMatchObject({ status: 200 });
 			expect(JSON.parse(answer.body as string)).toEqual({ received: true, answered: 'a waiting run' });
 			await waitUntil('the booking', async () => ((await sentHere()).length >= 2 ? true : undefined), { intervalMs: 300 });

@@ -9,6 +9,7 @@ import { sleep } from 'n8n-workflow';
 
 import { sample, sentIn } from '../fixtures/events';
 import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
+import { deliver } from '../support/deliver';
 import {
 	api,
 	eventually,
@@ -17,8 +18,8 @@ import {
 	nodeItems,
 	openAiCredential,
 	relayCredential,
-	sim,
 	simRequests,
+	simulator,
 } from '../support/e2e';
 import { exampleForSimulator } from '../support/examples';
 
@@ -60,9 +61,7 @@ function inbound(text: string, chatId: string, channelId = 'num_main') {
 	return event;
 }
 
-async function deliver(event: unknown) {
-	return (await sim('POST', '/deliver', { account: ACCOUNT, event })) as { status: number; body: string };
-}
+const deliverToAccount = (event: unknown) => deliver(simulator, event, { account: ACCOUNT });
 
 /** The messages this account sent since `from`, as the simulator received them. */
 async function sentSince(from: number) {
@@ -84,11 +83,11 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		const chatA = '4917611110001@c.us';
 		const chatB = '4917622220002@c.us';
 
-		expect((await deliver(inbound('Are you open on Sunday?', chatA))).status).toBe(200);
+		expect((await deliverToAccount(inbound('Are you open on Sunday?', chatA))).status).toBe(200);
 		await waitForReplies(since, 1);
-		expect((await deliver(inbound('And on Saturday?', chatA))).status).toBe(200);
+		expect((await deliverToAccount(inbound('And on Saturday?', chatA))).status).toBe(200);
 		await waitForReplies(since, 2);
-		expect((await deliver(inbound('Hello, a table for two?', chatB, 'num_sales'))).status).toBe(200);
+		expect((await deliverToAccount(inbound('Hello, a table for two?', chatB, 'num_sales'))).status).toBe(200);
 		const sent = await waitForReplies(since, 3);
 
 		// The model saw the system message and, for the second message of chat A, the first exchange.
@@ -127,7 +126,7 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		const chat = '4917633330003@c.us';
 		const deliveries = [];
 		for (const text of ['hi', 'we are 4 people', 'tonight at 8?']) {
-			deliveries.push(deliver(inbound(text, chat)));
+			deliveries.push(deliverToAccount(inbound(text, chat)));
 			await sleep(400);
 		}
 		const answers = await Promise.all(deliveries);
@@ -160,17 +159,17 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		const other = '4917655550005@c.us';
 
 		// The café owner writes to the guest from the phone (origin other than "api").
-		expect((await deliver(sentIn(taken, 'phone', 'Hi, this is Ada, I will help you myself'))).status).toBe(200);
-		const quiet = await deliver(inbound('Great, thanks! Table at 8?', taken));
+		expect((await deliverToAccount(sentIn(taken, 'phone', 'Hi, this is Ada, I will help you myself'))).status).toBe(200);
+		const quiet = await deliverToAccount(inbound('Great, thanks! Table at 8?', taken));
 		expect(quiet.status).toBe(200);
 		expect(JSON.parse(quiet.body)).toEqual({ received: true, ignored: 'chat paused: a person replied from the phone' });
-		expect((await deliver(inbound('Do you have vegan cake?', other))).status).toBe(200);
+		expect((await deliverToAccount(inbound('Do you have vegan cake?', other))).status).toBe(200);
 		const sent = await waitForReplies(since, 1);
 		expect(sent).toEqual([{ channelId: 'num_main', to: other, text: '*Answer 1* to: Do you have vegan cake?' }]);
 
 		// The owner hands the chat back: the guest's next message is answered again.
-		expect((await deliver(sentIn(taken, 'phone', '#bot'))).status).toBe(200);
-		expect((await deliver(inbound('And a table for tomorrow?', taken))).status).toBe(200);
+		expect((await deliverToAccount(sentIn(taken, 'phone', '#bot'))).status).toBe(200);
+		expect((await deliverToAccount(inbound('And a table for tomorrow?', taken))).status).toBe(200);
 		const afterHandBack = await waitForReplies(since, 2);
 		expect(afterHandBack[1]).toEqual({ channelId: 'num_main', to: taken, text: '*Answer 1* to: And a table for tomorrow?' });
 		await sleep(1500);

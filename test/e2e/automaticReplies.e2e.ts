@@ -11,8 +11,9 @@ import type { IDataObject } from 'n8n-workflow';
 import { pausesInStaticData } from '../../nodes/MessagingRelayTrigger/chatPause';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { ADA_CHAT, GRACE_CHAT, receivedIn, sentIn } from '../fixtures/events';
-import { api, finishedExecutions, info, n8n, nodeItems, relayCredential, sim, triggerWorkflow } from '../support/e2e';
+import { api, finishedExecutions, info, n8n, nodeItems, relayCredential, simulator, triggerWorkflow } from '../support/e2e';
 import { createWorkflow, NODE_TYPES, type CredentialRef } from '../support/workflows';
+import { deliver } from '../support/deliver';
 
 const ACCOUNT = 'acct_ops';
 const API_KEY = 'sim-key-ops';
@@ -59,10 +60,8 @@ async function call(path: string): Promise<{ status: number; body: IDataObject }
 	return { status: response.status, body: (text ? JSON.parse(text) : {}) as IDataObject };
 }
 
-async function deliver(event: object) {
-	const result = await sim('POST', '/deliver', { event, account: ACCOUNT });
-	expect(result.status).toBe(200);
-}
+/** Delivered to the account, answered 200. */
+const deliverToAccount = async (event: object) => void (await deliver(simulator, event, { account: ACCOUNT, status: 200 }));
 
 /** The chats of the messages a workflow ran, oldest first. */
 async function chatsRun(workflowId: string, count: number): Promise<string[]> {
@@ -101,14 +100,14 @@ test('a paused chat stops in the workflow with Pause When a Person Replies, not 
 	expect(paused).toEqual({ status: 200, body: { chatId: ADA_CHAT, automaticReplies: 'paused', until: expect.any(String), workflows: 1 } });
 	expect(Date.parse(paused.body.until as string) - Date.now()).toBeGreaterThan(59 * 60_000);
 
-	await deliver(receivedIn(ADA_CHAT, { text: 'during the pause' }));
-	await deliver(receivedIn(GRACE_CHAT, { text: 'another chat' }));
+	await deliverToAccount(receivedIn(ADA_CHAT, { text: 'during the pause' }));
+	await deliverToAccount(receivedIn(GRACE_CHAT, { text: 'another chat' }));
 	expect(await chatsRun(logger, 2)).toEqual(['ada', 'grace']);
 	expect(await chatsRun(assistant, 1)).toEqual(['grace']);
 
 	const resumed = await call('relay-e2e-resume');
 	expect(resumed).toEqual({ status: 200, body: { chatId: ADA_CHAT, automaticReplies: 'resumed', until: null, workflows: 1 } });
-	await deliver(receivedIn(ADA_CHAT, { text: 'after the pause' }));
+	await deliverToAccount(receivedIn(ADA_CHAT, { text: 'after the pause' }));
 	expect(await chatsRun(assistant, 2)).toEqual(['grace', 'ada']);
 	expect(await chatsRun(logger, 3)).toEqual(['ada', 'grace', 'ada']);
 });
@@ -125,7 +124,7 @@ test('a person\'s message that a workflow also runs (it selects message.sent): i
 	});
 	await publish(watcher);
 	const chat = '4917798765432@c.us';
-	await deliver(sentIn(chat, 'phone', 'I will take this one'));
+	await deliverToAccount(sentIn(chat, 'phone', 'I will take this one'));
 	const [run] = await finishedExecutions(watcher, 1);
 	expect(run.status).toBe('success');
 	const workflow = (await api('GET', `/workflows/${watcher}`)) as { staticData?: Record<string, WebhookState> | null };
@@ -133,8 +132,8 @@ test('a person\'s message that a workflow also runs (it selects message.sent): i
 	expect(pause).toBeDefined();
 	expect(pause.until - pause.at).toBe(30 * 60_000);
 
-	await deliver(receivedIn(chat, { text: 'hello?' }));
-	await deliver(receivedIn(GRACE_CHAT, { text: 'another chat' }));
+	await deliverToAccount(receivedIn(chat, { text: 'hello?' }));
+	await deliverToAccount(receivedIn(GRACE_CHAT, { text: 'another chat' }));
 	const runs = await finishedExecutions(watcher, 2);
 	expect(runs.map((r) => JSON.stringify(nodeItems(r, 'Relay Trigger')[0] ?? {})).some((item) => item.includes('hello?'))).toBe(false);
 });

@@ -91,11 +91,11 @@ describe('the example workflows, published by the main job (with the simulator\'
 	);
 
 	describe('npm run deliver tells what happened in n8n (the stack file it reads is this suite\'s, RELAY_STACK_FILE)', () => {
-		const deliver = (type: string) =>
+		const runDeliverScript = (type: string) =>
 			spawnSync(process.execPath, [compiledProgram('scripts/deliver.ts'), type], { env: process.env, encoding: 'utf8', timeout: 60_000 });
 
 		test('a message: the auto-reply ran it, with success; not the holder\'s "ignored" view', () => {
-			const result = deliver('message.received');
+			const result = runDeliverScript('message.received');
 			expect(result.status).toBe(0);
 			expect(result.stdout).toContain("Delivered message.received to acct_main's webhook: n8n answered 200.");
 			expect(result.stdout).toMatch(new RegExp(`Ran in:\\n  ${info.workflows.autoReply.name} \\(success, execution \\d+\\)\\n`));
@@ -105,7 +105,7 @@ describe('the example workflows, published by the main job (with the simulator\'
 		});
 
 		test('an event no published trigger selects: no workflow ran it', () => {
-			const result = deliver('number.phone_offline');
+			const result = runDeliverScript('number.phone_offline');
 			expect(result.status).toBe(0);
 			expect(result.stdout).toContain('No workflow ran it: no published trigger on acct_main selects this number.phone_offline event');
 			expect(result.stdout).not.toContain('Ran in:');

@@ -20,8 +20,8 @@ import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { allExecutions, api, eventually, finishedExecutions, productionUrl, report, restartN8n, sim, triggerWorkflow, type Execution, viaBalancer } from '../support/e2e';
-import { doubleRunVerdict, FAILING_AFTER_BACK_MS, failuresSecondsAfterBack, killThatCut } from './hardKillRules';
+import { allExecutions, api, currentWebhook, eventually, type Execution, finishedExecutions, productionUrl, report, restartN8n, sim, triggerWorkflow, viaBalancer } from '../support/e2e';
+import { doubleRunVerdict, FAILING_AFTER_BACK_MS, failuresSecondsAfterBack, killThatCut } from '../support/judges/hardKillRules';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
@@ -50,11 +50,6 @@ const definitions = [
 	{ name: 'hard-kill logger', webhookId: 'a1e0c0de-0000-4000-8000-0000000c1103', events: ['*'] },
 ];
 const ids: string[] = [];
-
-async function currentWebhook() {
-	return ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[ACCOUNT] ?? null;
-}
-
 
 /** The delivery id an execution ran, from its trigger item (saved with the execution even when it crashed). */
 function deliveryIdOf(execution: Execution): string | undefined {
@@ -90,7 +85,7 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		await api('POST', `/workflows/${workflowId}/activate`);
 	}
 	const [reply, alert, logger] = ids;
-	const webhook = (await currentWebhook())!;
+	const webhook = (await currentWebhook(ACCOUNT))!;
 	expect(new URL(webhook.url).pathname).toBe(new URL(productionUrl(definitions[2].webhookId)).pathname);
 
 	const start = Date.now();

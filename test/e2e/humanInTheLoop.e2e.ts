@@ -11,8 +11,9 @@ import { sleep } from 'n8n-workflow';
 
 import { receivedIn } from '../fixtures/events';
 import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
-import { api, eventually, executions, importExample, openAiCredential, relayCredential, report, sim, simRequests } from '../support/e2e';
+import { api, eventually, executions, importExample, openAiCredential, relayCredential, report, simRequests, simulator } from '../support/e2e';
 import { exampleForSimulator } from '../support/examples';
+import { deliver } from '../support/deliver';
 
 const ACCOUNT = 'acct_wait_hitl';
 const MANAGER = '4917600000077';
@@ -72,7 +73,7 @@ afterAll(async () => {
 	await model?.stop();
 });
 
-const deliver = async (event: unknown) => await sim('POST', '/deliver', { account: ACCOUNT, event });
+const deliverToAccount = (event: unknown) => deliver(simulator, event, { account: ACCOUNT });
 const sentTo = async (digits: string, since: number) =>
 	(await simRequests(since))
 		.filter((r) => r.method === 'POST' && r.path === '/v1/messages' && r.account === ACCOUNT && String(r.body.to).replace(/\D/g, '') === digits)
@@ -84,14 +85,14 @@ test.each([
 ])('the tool call is asked to the manager on WhatsApp; the answer "%s" decides whether the tool runs', async (answer, runs) => {
 	const since = Date.now();
 	const customer = answer === 'yes' ? '4917600000031' : '4917600000032';
-	await deliver(receivedIn(`${customer}@c.us`, { text: 'I want my money back' }));
+	await deliverToAccount(receivedIn(`${customer}@c.us`, { text: 'I want my money back' }));
 	const question = await eventually(async () => (await sentTo(MANAGER, since))[0], 60_000);
 	expect(question).toContain('The agent wants to run this tool');
 	if (runs) report('hitl-question-to-the-manager', { question });
 	await eventually(async () => ((await executions(workflowId)).some((e) => e.status === 'waiting') ? true : undefined), 30_000);
 	expect(await sentTo('4917600000031', since)).toEqual([]);
 
-	await deliver(receivedIn(`${MANAGER}@c.us`, { text: answer }));
+	await deliverToAccount(receivedIn(`${MANAGER}@c.us`, { text: answer }));
 	const done = await eventually(async () => {
 		const list = await executions(workflowId);
 		return list.length > 0 && list.every((e) => e.status === 'success' || e.status === 'error') ? list : undefined;

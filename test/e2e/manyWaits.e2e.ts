@@ -19,9 +19,10 @@ import { sleep } from 'n8n-workflow';
 import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { receivedIn } from '../fixtures/events';
-import { allExecutions, api, eventually, info, n8n, n8nMemoryMb, nodeItems, relayCredential, report, rest, restartN8n, sim, simRequests, type Execution } from '../support/e2e';
+import { allExecutions, api, eventually, type Execution, info, n8n, n8nMemoryMb, nodeItems, relayCredential, report, rest, restartN8n, simRequests, simulator } from '../support/e2e';
 import { createWorkflow, NODE_TYPES, triggerWorkflowData } from '../support/workflows';
 import { inParallel } from '../support/inParallel';
+import { deliver } from '../support/deliver';
 
 const ACCOUNT = 'acct_many_waits';
 const RUNS = Number(process.env.MANY_WAITS ?? 1500);
@@ -50,15 +51,9 @@ afterAll(async () => {
 }, 360_000);
 
 /** The account's event, delivered by the simulator as the service does; the trigger's answer. */
-async function deliver(event: unknown) {
-	const answer = (await sim('POST', '/deliver', { account: ACCOUNT, event })) as { status: number; body: string };
-	let body: IDataObject = {};
-	try {
-		body = answer.body ? (JSON.parse(answer.body) as IDataObject) : {};
-	} catch {
-		body = { text: answer.body };
-	}
-	return { status: answer.status, body };
+async function deliverToAccount(event: unknown) {
+	const { status, json } = await deliver(simulator, event, { account: ACCOUNT });
+	return { status, body: json };
 }
 
 /** How many of the workflow's executions n8n has with these statuses: the editor's list, which counts them. */
@@ -129,7 +124,7 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	// Every contact writes; each message starts a run that asks that contact and waits. Version 3
 	// answers the service when the run has begun to wait.
 	const startedAt = Date.now();
-	const starts = await inParallel(contacts, CONCURRENCY, async (chat) => await deliver(receivedIn(chat, { text: `Hi, this is ${chat}` })));
+	const starts = await inParallel(contacts, CONCURRENCY, async (chat) => await deliverToAccount(receivedIn(chat, { text: `Hi, this is ${chat}` })));
 	const startsAnsweredMs = Date.now() - startedAt;
 	expect(starts.filter((s) => s.status !== 200)).toEqual([]);
 	const waitingBefore = await eventually(async () => {
@@ -157,7 +152,7 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	const gate = backlogGate();
 	const answers = await inParallel(contacts, CONCURRENCY, async (chat) => {
 		await gate.pass();
-		return await deliver(receivedIn(chat, { text: answerOf(chat) }));
+		return await deliverToAccount(receivedIn(chat, { text: answerOf(chat) }));
 	}).finally(gate.stop);
 	const answersAnsweredMs = Date.now() - answeredAt;
 	// Settled: every run succeeded, or none running and the count of successful ones the same twice

@@ -7,16 +7,14 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { api, eventually, executions, finishedExecutions, relayCredential, report, sim, simRequests, registeredUrl } from '../support/e2e';
+import { api, currentWebhook, eventually, executions, finishedExecutions, registeredUrl, relayCredential, report, sim, simRequests, simulator } from '../support/e2e';
+import { deliver } from '../support/deliver';
 
 const ACCOUNT = 'acct_repair';
 const WEBHOOK_ID = '2e8f6a41-7c9d-4b3e-a1f2-3d4c5b6a7e8f';
 let workflowId: string;
 
-const webhookOf = async () =>
-	((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[ACCOUNT];
-const deliver = async (secret?: string) =>
-	(await sim('POST', '/deliver', { type: 'message.received', account: ACCOUNT, ...(secret ? { secret } : {}) })) as { status: number };
+const deliverToAccount = async (secret?: string) => await deliver(simulator, undefined, { type: 'message.received', account: ACCOUNT, ...(secret ? { secret } : {}) });
 const isRegisteredUrl = (url: unknown) => registeredUrl(WEBHOOK_ID).asymmetricMatch(url);
 
 /**
@@ -26,7 +24,7 @@ const isRegisteredUrl = (url: unknown) => registeredUrl(WEBHOOK_ID).asymmetricMa
  */
 async function deliverUntilTaken(answers: number[], timeoutMs: number) {
 	return await eventually(async () => {
-		const { status } = await deliver();
+		const { status } = await deliverToAccount();
 		answers.push(status);
 		return status === 503 ? undefined : status;
 	}, timeoutMs);
@@ -60,22 +58,22 @@ afterAll(async () => {
 });
 
 test('while the registration stands, the trigger only looks: GET /v1/webhook every 5 s, no PUT', async () => {
-	expect((await webhookOf())?.url).toEqual(registeredUrl(WEBHOOK_ID));
+	expect((await currentWebhook(ACCOUNT))?.url).toEqual(registeredUrl(WEBHOOK_ID));
 	const since = Date.now();
 	await sleep(11_000);
 	const calls = (await simRequests(since)).filter((r) => r.account === ACCOUNT).map((r) => `${r.method} ${r.path}`);
 	expect(calls.length).toBeGreaterThanOrEqual(2);
 	expect(new Set(calls)).toEqual(new Set(['GET /v1/webhook']));
-	expect((await deliver()).status).toBe(200);
+	expect((await deliverToAccount()).status).toBe(200);
 	expect((await finishedExecutions(workflowId, 1)).map((e) => e.status)).toEqual(['success']);
 });
 
 test('a webhook the service forgot is registered again within the check interval, and the next delivery runs', async () => {
-	const lost = await webhookOf();
+	const lost = await currentWebhook(ACCOUNT);
 	await sim('POST', '/webhooks/forget', { account: ACCOUNT });
 	const forgotAt = Date.now();
 	const restored = await eventually(async () => {
-		const webhook = await webhookOf();
+		const webhook = await currentWebhook(ACCOUNT);
 		return webhook && isRegisteredUrl(webhook.url) ? webhook : undefined;
 	}, 30_000);
 	const lostForMs = Date.now() - forgotAt;
@@ -101,7 +99,7 @@ test('a webhook the service forgot is registered again within the check interval
 	report('repair: correctly signed deliveries after the new registration', { answers });
 	expect(answers).not.toContain(401);
 	expect(delivered).toBe(200);
-	expect((await deliver(lost?.secret)).status).toBe(401);
+	expect((await deliverToAccount(lost?.secret)).status).toBe(401);
 	const runs = await finishedExecutions(workflowId, 2);
 	expect(runs.map((r) => r.status)).toEqual(['success', 'success']);
 	// It keeps checking afterwards.
@@ -120,11 +118,11 @@ test('a webhook pointed elsewhere is reported once as a failed execution and not
 		"The account's webhook now points at https://crm.example.com/relay-hook, not at this trigger",
 	);
 	await sleep(11_000);
-	expect((await webhookOf())?.url).toBe('https://crm.example.com/relay-hook');
+	expect((await currentWebhook(ACCOUNT))?.url).toBe('https://crm.example.com/relay-hook');
 	expect((await executions(workflowId)).length).toBe(before + 1);
 	// Still published: once the webhook is back (here set by hand), deliveries run again.
 	await sim('POST', '/webhooks/forget', { account: ACCOUNT });
-	await eventually(async () => (isRegisteredUrl((await webhookOf())?.url) ? true : undefined), 30_000);
+	await eventually(async () => (isRegisteredUrl((await currentWebhook(ACCOUNT))?.url) ? true : undefined), 30_000);
 	const answers: number[] = [];
 	expect(await deliverUntilTaken(answers, 15_000)).toBe(200);
 	expect(answers).not.toContain(401);

@@ -7,8 +7,9 @@ import { sleep, type IDataObject } from 'n8n-workflow';
 
 import { managedSecretPolicy } from '../../nodes/MessagingRelayTrigger/managedSecret';
 import { sample } from '../fixtures/events';
-import { api, allExecutions, finishedExecutions, info, n8n, productionUrl, readN8nLog, relayCredential, rest, runN8nCli, sim, triggerWorkflow } from '../support/e2e';
+import { allExecutions, api, finishedExecutions, info, n8n, productionUrl, readN8nLog, relayCredential, rest, runN8nCli, sim, simulator, triggerWorkflow } from '../support/e2e';
 import { createWorkflow, triggerWorkflowData } from '../support/workflows';
+import { deliver, postEvent } from '../support/deliver';
 
 const WEBHOOK_ID = '3c9d0e1f-2a3b-4c5d-8e6f-7a8b9c0d1e2f';
 
@@ -21,18 +22,19 @@ test('secrets stay out of executions, errors and the log', async () => {
 		reply: '={{ "Re: " + $json.text }}',
 	});
 	await api('POST', `/workflows/${workflowId}/activate`);
-	const deliver = (body: IDataObject) => sim('POST', '/deliver', { account: 'acct_secrets', ...body });
+	const deliverToAccount = (what: { type?: string; event?: unknown; secret?: string | null }) =>
+		deliver(simulator, what.event, { account: 'acct_secrets', type: what.type, secret: what.secret });
 
 	// A good event, one whose reply fails (500), one with a wrong secret, one that does not
 	// match its schema, one for a number the reply cannot use.
-	await deliver({ type: 'message.received' });
+	await deliverToAccount({ type: 'message.received' });
 	await sim('POST', '/faults', { method: 'POST', path: '/v1/messages', status: 500, rawBody: 'boom' });
-	await deliver({ type: 'message.received' });
-	expect((await deliver({ type: 'message.received', secret: 'whsec_guess' })).status).toBe(401);
+	await deliverToAccount({ type: 'message.received' });
+	expect((await deliverToAccount({ type: 'message.received', secret: 'whsec_guess' })).status).toBe(401);
 	const broken = sample('message.received') as unknown as { message: IDataObject };
 	delete broken.message.chatId;
-	await deliver({ event: broken });
-	await deliver({ type: 'message.reaction' });
+	await deliverToAccount({ event: broken });
+	await deliverToAccount({ type: 'message.reaction' });
 	const runs = await finishedExecutions(workflowId, 4);
 	expect(runs.map((r) => r.status).sort()).toEqual(['error', 'error', 'success', 'success']);
 
@@ -100,17 +102,12 @@ const onN8n2 = Number(info.n8nVersion.split('.')[0]) >= 2;
 	await api('POST', `/workflows/${workflowId}/activate`);
 
 	let sent = 0;
-	const deliver = async (secret: string) => {
+	const statusWith = async (secret: string) => {
 		const event = sample('message.received');
 		event.message.id = `wamid.rotation.${++sent}`;
-		const response = await fetch(productionUrl(MANAGED_WEBHOOK_ID), {
-			method: 'POST',
-			headers: { 'content-type': 'application/json', 'x-service-secret': secret },
-			body: JSON.stringify(event),
-		});
-		return response.status;
+		return (await postEvent(productionUrl(MANAGED_WEBHOOK_ID), JSON.stringify(event), { secret })).status;
 	};
-	expect(await deliver(oldSecret)).toBe(200);
+	expect(await statusWith(oldSecret)).toBe(200);
 
 	// The user edits the credential in the editor: it loads it (secrets blanked), changes Webhook
 	// Secret, and saves the whole form back (n8n restores the blanked API key).
@@ -126,11 +123,11 @@ const onN8n2 = Number(info.n8nVersion.split('.')[0]) >= 2;
 
 	// Nothing arrives until the bound has passed; then the old secret is refused.
 	await sleep(managedSecretPolicy.rereadAfterMs + 250 - (Date.now() - editedAt));
-	expect(await deliver(oldSecret)).toBe(401);
+	expect(await statusWith(oldSecret)).toBe(401);
 	// The new secret works at once, and the old one stays refused after it.
-	expect(await deliver(newSecret)).toBe(200);
-	expect(await deliver(oldSecret)).toBe(401);
-	expect(await deliver(newSecret)).toBe(200);
+	expect(await statusWith(newSecret)).toBe(200);
+	expect(await statusWith(oldSecret)).toBe(401);
+	expect(await statusWith(newSecret)).toBe(200);
 
 	const runs = await finishedExecutions(workflowId, 3);
 	expect(runs.map((r) => r.status)).toEqual(['success', 'success', 'success']);

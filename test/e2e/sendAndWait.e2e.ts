@@ -11,8 +11,9 @@ import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { receivedIn } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { api, eventually, executions, finishedExecutions, importExample, nodeItems, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, stackInfo, triggerWorkflow, viaBalancer } from '../support/e2e';
+import { api, eventually, executions, finishedExecutions, importExample, nodeItems, registeredUrl, relayCredential, report, restartN8n, sim, simRequests, simulator, stackInfo, triggerWorkflow, viaBalancer } from '../support/e2e';
 import { exampleForSimulator } from '../support/examples';
+import { deliver } from '../support/deliver';
 
 const example = exampleForSimulator('appointment-confirmation.json');
 
@@ -31,9 +32,9 @@ afterAll(async () => {
 	if (workflowId) await api('POST', `/workflows/${workflowId}/deactivate`).catch(() => undefined);
 });
 
-async function deliver(event: unknown) {
-	const answer = (await sim('POST', '/deliver', { account: ACCOUNT, event })) as { status: number; body: string };
-	return { status: answer.status, body: answer.body ? (JSON.parse(answer.body) as IDataObject) : {} };
+async function deliverToAccount(event: unknown) {
+	const { status, json } = await deliver(simulator, event, { account: ACCOUNT });
+	return { status, body: json };
 }
 
 /** What the account sent to `chat` since `from`. */
@@ -65,11 +66,11 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 	test('"1" resumes the waiting run, which books and says so in that chat; the answer starts no run of its own', async () => {
 		const since = Date.now();
 		const chat = '4917610000001@c.us';
-		expect((await deliver(receivedIn(chat, { text: 'Hi, a table for tomorrow?' }))).status).toBe(200);
+		expect((await deliverToAccount(receivedIn(chat, { text: 'Hi, a table for tomorrow?' }))).status).toBe(200);
 		expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
 		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
 
-		const answer = await deliver(receivedIn(chat, { text: '1' }));
+		const answer = await deliverToAccount(receivedIn(chat, { text: '1' }));
 		expect(answer).toEqual({ status: 200, body: { received: true, answered: 'a waiting run' } });
 		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
 		const runs = await eventually(async () => {
@@ -89,12 +90,12 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 	test('an unclear answer is asked again, then "no" continues on the false branch', async () => {
 		const since = Date.now();
 		const chat = '4917610000002@c.us';
-		await deliver(receivedIn(chat, { text: 'Book please' }));
+		await deliverToAccount(receivedIn(chat, { text: 'Book please' }));
 		await untilSent(chat, since, 1);
 		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
-		expect((await deliver(receivedIn(chat, { text: 'maybe' }))).body).toEqual({ received: true, answered: 'a waiting run' });
+		expect((await deliverToAccount(receivedIn(chat, { text: 'maybe' }))).body).toEqual({ received: true, answered: 'a waiting run' });
 		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Sorry, please reply 1 to confirm or 2 to cancel.']);
-		await deliver(receivedIn(chat, { text: 'No!' }));
+		await deliverToAccount(receivedIn(chat, { text: 'No!' }));
 		expect(await untilSent(chat, since, 3)).toEqual([QUESTION, 'Sorry, please reply 1 to confirm or 2 to cancel.', 'No problem, nothing is booked.']);
 	});
 
@@ -102,12 +103,12 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		const since = Date.now();
 		const chat = '4917610000003@c.us';
 		const stranger = '4917610000004@c.us';
-		await deliver(receivedIn(chat, { text: 'Table?' }));
+		await deliverToAccount(receivedIn(chat, { text: 'Table?' }));
 		await untilSent(chat, since, 1);
 		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
 
 		// Another contact writes: a new run asks them, the first run still waits.
-		await deliver(receivedIn(stranger, { text: '1' }));
+		await deliverToAccount(receivedIn(stranger, { text: '1' }));
 		expect(await untilSent(stranger, since, 1)).toEqual([QUESTION]);
 		expect(await sentTo(chat, since)).toEqual([QUESTION]);
 
@@ -125,7 +126,7 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		expect(await sentTo(chat, since)).toEqual([QUESTION]);
 
 		// The contact's own answer still resumes it.
-		await deliver(receivedIn(chat, { text: '2' }));
+		await deliverToAccount(receivedIn(chat, { text: '2' }));
 		expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'No problem, nothing is booked.']);
 	});
 
@@ -173,7 +174,7 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 	test('n8n restarted while a run waits: the answer sent while n8n is down is delivered again and resumes the run exactly once', async () => {
 		const since = Date.now();
 		const chat = '4917610000006@c.us';
-		await deliver(receivedIn(chat, { text: 'Table for two?' }));
+		await deliverToAccount(receivedIn(chat, { text: 'Table for two?' }));
 		expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
 		await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
 
@@ -200,7 +201,7 @@ describe('the appointment example: ask, wait in n8n, continue on the contact\'s 
 		await sim('POST', '/faults', { method: 'POST', path: '/v1/messages', whenBody: { to: chat }, passThrough: true, delayMs: QUESTION_DELAY_MS });
 		// Not awaited: the trigger acknowledges once the run has begun to wait (version 3's default
 		// "When the Workflow Finishes" answers a waiting run then), which the held question delays.
-		const asking = deliver(receivedIn(chat, { text: 'Table?' }));
+		const asking = deliverToAccount(receivedIn(chat, { text: 'Table?' }));
 		// The simulator logs the question when it arrives, before its delayed answer.
 		await eventually(async () => ((await sentTo(chat, since)).length >= 1 ? true : undefined), 30_000);
 		const seen = Date.now();
@@ -259,7 +260,7 @@ describe('an account with two trigger workflows published', () => {
 		try {
 			const since = Date.now();
 			const chat = '4917610000008@c.us';
-			await deliver(receivedIn(chat, { text: 'Table for four?' }));
+			await deliverToAccount(receivedIn(chat, { text: 'Table for four?' }));
 			expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
 			await eventually(async () => ((await statuses()).includes('waiting') ? true : undefined), 15_000);
 			// The second workflow got the first message as a new one (it selects message.received). When
@@ -271,7 +272,7 @@ describe('an account with two trigger workflows published', () => {
 			}, 15_000);
 			expect(otherBefore).toBeGreaterThanOrEqual(1);
 
-			expect(await deliver(receivedIn(chat, { text: '1' }))).toEqual({ status: 200, body: { received: true, answered: 'a waiting run' } });
+			expect(await deliverToAccount(receivedIn(chat, { text: '1' }))).toEqual({ status: 200, body: { received: true, answered: 'a waiting run' } });
 			expect(await untilSent(chat, since, 2)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
 			await sleep(2_000);
 			expect((await executions(otherId)).length).toBe(otherBefore);

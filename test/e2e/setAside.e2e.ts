@@ -19,7 +19,7 @@ import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, SERVICE_SCHEDULE, type DeliveryResult } from '../fixtures/retrying-sender';
-import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, sim, triggerWorkflow, viaBalancer } from '../support/e2e';
+import { allExecutions, api, currentWebhook, eventually, nodeItems, productionUrl, readN8nLog, report, sim, triggerWorkflow, viaBalancer } from '../support/e2e';
 import { missedEventsIn } from '../support/missedEvents';
 
 const ACCOUNT = 'acct_setaside';
@@ -34,11 +34,6 @@ const CONCURRENCY = 4;
 
 let logger = '';
 let alert = '';
-
-async function currentWebhook() {
-	return ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[ACCOUNT] ?? null;
-}
-
 
 /** Delivery ids each workflow ran, with how many times. */
 async function runsOf(workflowId: string): Promise<Map<string, number>> {
@@ -82,7 +77,7 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 	// The last one published holds the registration: the logger, which is not broken.
 	await api('POST', `/workflows/${alert}/activate`);
 	await api('POST', `/workflows/${logger}/activate`);
-	const webhook = (await currentWebhook())!;
+	const webhook = (await currentWebhook(ACCOUNT))!;
 	expect(new URL(webhook.url).pathname).toBe(new URL(productionUrl('a1e0c0de-0000-4000-8000-00000000a51e')).pathname);
 
 	const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];

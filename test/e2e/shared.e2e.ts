@@ -16,7 +16,8 @@ import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUr
 import { deriveShareKey, signHandoff } from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
 import { retryableStatus } from '../fixtures/retrying-sender';
-import { allExecutions, api, eventually, nodeItems, productionUrl, readN8nLog, report, restartN8n, sim, triggerWorkflow, type Execution, viaBalancer } from '../support/e2e';
+import { allExecutions, api, currentWebhook, eventually, type Execution, nodeItems, productionUrl, readN8nLog, report, restartN8n, triggerWorkflow, viaBalancer } from '../support/e2e';
+import { postEvent } from '../support/deliver';
 
 const ACCOUNT = 'acct_shared';
 const API_KEY = 'sim-key-shared';
@@ -65,10 +66,6 @@ const parameters: Record<string, { events: string[]; options?: IDataObject }> = 
 	'group-logger': { events: GROUP_EVENTS },
 };
 
-async function currentWebhook() {
-	return ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[ACCOUNT] ?? null;
-}
-
 async function publish(workflow: SharedWorkflow) {
 	const from = Date.now();
 	await api('POST', `/workflows/${workflow.id}/activate`);
@@ -86,7 +83,7 @@ async function unpublish(workflow: SharedWorkflow) {
 
 /** The workflow whose trigger the account's webhook points at right now. */
 async function holder(): Promise<SharedWorkflow> {
-	const registration = parseRegistration((await currentWebhook())!.url)!;
+	const registration = parseRegistration((await currentWebhook(ACCOUNT))!.url)!;
 	return workflows.find((w) => registration.holderPath === new URL(productionUrl(w.webhookId)).pathname)!;
 }
 
@@ -107,25 +104,21 @@ interface Attempt {
  * One delivery the way the service makes it: to the current registration, retried while the
  * answer is one a delivery service retries; a 2xx or any other answer (a 401 among them) ends it.
  */
-async function deliver(body: IDataObject, deadline: number): Promise<Attempt[]> {
+async function deliverAsService(body: IDataObject, deadline: number): Promise<Attempt[]> {
 	const attempts: Attempt[] = [];
 	const text = JSON.stringify(body);
 	for (let pause = 200; Date.now() < deadline; pause = Math.min(pause * 2, 2000)) {
 		const start = Date.now();
-		const webhook = await currentWebhook();
+		const webhook = await currentWebhook(ACCOUNT);
 		if (!webhook) {
 			attempts.push({ start, end: Date.now(), status: 'no webhook' });
 		} else {
 			try {
-				const response = await fetch(viaBalancer(webhook.url), {
-					method: 'POST',
-					headers: { 'content-type': 'application/json', 'x-service-secret': webhook.secret },
-					body: text,
-				});
-				const answer = (await response.text()).slice(0, 100);
+				const response = await postEvent(viaBalancer(webhook.url), text, { secret: webhook.secret });
+				const answer = response.body.slice(0, 100);
 				const attempt: Attempt = { start, end: Date.now(), status: response.status, path: new URL(webhook.url).pathname, answer };
 				attempts.push(attempt);
-				if (response.status === 401) attempt.secretStillRegistered = (await currentWebhook())?.secret === webhook.secret;
+				if (response.status === 401) attempt.secretStillRegistered = (await currentWebhook(ACCOUNT))?.secret === webhook.secret;
 				if (!retryableStatus(response.status)) return attempts;
 			} catch (error) {
 				const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
@@ -191,13 +184,13 @@ afterAll(async () => {
 });
 
 test('three workflows on ONE account: each runs exactly the events it selects, once', async () => {
-	const registration = parseRegistration((await currentWebhook())!.url)!;
+	const registration = parseRegistration((await currentWebhook(ACCOUNT))!.url)!;
 	const paths = workflows.map((w) => new URL(productionUrl(w.webhookId)).pathname);
 	expect([registration.holderPath, ...registration.members].sort()).toEqual([...paths].sort());
 
 	const sent = [event('message.received'), groupMessage(), event('number.disconnected'), event('group.updated'), event('message.read')];
 	for (const body of sent) {
-		const attempts = await deliver(body, Date.now() + 30_000);
+		const attempts = await deliverAsService(body, Date.now() + 30_000);
 		expect(attempts.at(-1)?.status).toBe(200);
 	}
 	await settled();
@@ -268,7 +261,7 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 	const watcher = (async () => {
 		let last: { url: string; secret: string } | null = null;
 		while (watching) {
-			const now = await currentWebhook().catch(() => null);
+			const now = await currentWebhook(ACCOUNT).catch(() => null);
 			if (now && (now.url !== last?.url || now.secret !== last?.secret)) {
 				const parsed = parseRegistration(now.url);
 				const holds = workflows.find((w) => parsed?.holderPath === new URL(productionUrl(w.webhookId)).pathname)?.name ?? now.url;
@@ -286,7 +279,7 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 		Array.from({ length: CONCURRENCY }, async () => {
 			while (next < deliveries.length) {
 				const delivery = deliveries[next++];
-				delivery.attempts = await deliver(delivery.body, deadline);
+				delivery.attempts = await deliverAsService(delivery.body, deadline);
 				sentCount += 1;
 			}
 		}),

@@ -2,7 +2,8 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample, sampleEventTypes, futureEvent } from '../fixtures/events';
-import { api, executions, finishedExecutions, nodeItems, sim, simRequests, triggerWorkflow, registeredUrl } from '../support/e2e';
+import { api, executions, finishedExecutions, nodeItems, registeredUrl, sim, simRequests, simulator, triggerWorkflow } from '../support/e2e';
+import { deliver } from '../support/deliver';
 
 const WEBHOOK_ID = '9a8b7c6d-1111-4222-8333-944455566677';
 let workflowId: string;
@@ -19,8 +20,8 @@ beforeAll(async () => {
 	await api('POST', `/workflows/${workflowId}/activate`);
 });
 
-const deliver = async (body: IDataObject) =>
-	(await sim('POST', '/deliver', { account: 'acct_e2e', ...body })) as { status: number; body: string };
+const deliverToAccount = (what: { type?: string; event?: unknown; secret?: string | null }) =>
+	deliver(simulator, what.event, { account: 'acct_e2e', type: what.type, secret: what.secret });
 
 describe('a published trigger workflow in the real n8n', () => {
 	test('publishing sends PUT /v1/webhook with n8n\'s production webhook URL', async () => {
@@ -30,7 +31,7 @@ describe('a published trigger workflow in the real n8n', () => {
 
 	test('each of the 16 sample events, delivered with the secret, gives one successful execution carrying it', async () => {
 		for (const type of sampleEventTypes) {
-			const result = await deliver({ type });
+			const result = await deliverToAccount({ type });
 			expect({ type, status: result.status, body: result.body }).toEqual({ type, status: 200, body: '{"received":true}' });
 		}
 		const runs = await finishedExecutions(workflowId, 16);
@@ -45,9 +46,9 @@ describe('a published trigger workflow in the real n8n', () => {
 
 	test('a wrong and a missing secret get 401 and no execution; an unselected event 200 and none', async () => {
 		const before = (await executions(workflowId)).length;
-		expect((await deliver({ type: 'message.received', secret: 'whsec_wrong' })).status).toBe(401);
-		expect((await deliver({ type: 'message.received', secret: null })).status).toBe(401);
-		const unselected = await deliver({ event: futureEvent });
+		expect((await deliverToAccount({ type: 'message.received', secret: 'whsec_wrong' })).status).toBe(401);
+		expect((await deliverToAccount({ type: 'message.received', secret: null })).status).toBe(401);
+		const unselected = await deliverToAccount({ event: futureEvent });
 		expect(unselected.status).toBe(200);
 		expect(JSON.parse(unselected.body)).toEqual({ received: true, ignored: 'event type not selected' });
 		await sleep(1500);

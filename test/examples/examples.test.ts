@@ -16,7 +16,7 @@ import { NodeHelpers, type INodeType, type INode, type IVersionedNodeType } from
 import { MessagingRelay } from '../../nodes/MessagingRelay/MessagingRelay.node';
 import { MessagingRelayTrigger } from '../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 import { MessagingRelayWatch } from '../../nodes/MessagingRelayWatch/MessagingRelayWatch.node';
-import { defaultKeys, defaultNumbers } from '../fixtures/simulator/accounts';
+import { defaultKeys, defaultNumbers } from '../simulator/accounts';
 import { choicesLeftToUser, EXAMPLE_FILES, filledForSimulator, readExample, SIMULATOR_CHOICES } from '../support/examples';
 import { readJson, repoPath } from '../support/repo';
 import { NODE_TYPES, type WorkflowData } from '../support/workflows';

@@ -5,7 +5,7 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import type { RecordedRequest } from '../fixtures/simulator';
+import type { RecordedRequest } from '../simulator';
 import * as executionList from './executions';
 import type { Execution } from './executions';
 import { N8nClient } from './n8nClient';
@@ -31,7 +31,8 @@ export const info = stackInfo();
  * in once per suite file: n8n refuses a sixth login within a minute (N8nClient.session).
  */
 export const n8n = new N8nClient(info.n8nUrl, { apiKey: info.apiKey, owner: info.owner, browserId: 'e2e', session: info.session });
-const simulator = new SimClient(info.simUrl);
+/** The suites' client of the simulator process (deliver through it: test/support/deliver.ts). */
+export const simulator = new SimClient(info.simUrl);
 
 export const api = (method: string, path: string, body?: unknown) => n8n.api(method, path, body);
 export const rest = (method: string, path: string, body?: unknown) => n8n.rest(method, path, body);
@@ -39,6 +40,9 @@ export const sessionCookie = () => n8n.sessionCookie();
 
 /** A simulator control route (/__sim + path); its answer's body, whatever the status. */
 export const sim = async (method: string, path: string, body?: unknown) => (await simulator.call<IDataObject>(method, path, body)).body;
+
+/** The account's webhook as the service has it registered now (its URL and secret), or null. */
+export const currentWebhook = async (account: string) => (await simulator.webhooks())[account] ?? null;
 
 export type SimRequest = Omit<RecordedRequest, 'body'> & { body: IDataObject };
 export const simRequests = async (since: number) => (await simulator.requests(since)) as SimRequest[];

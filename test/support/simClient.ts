@@ -1,9 +1,9 @@
 /**
  * The one client of a relay simulator running as a process of its own (its /__sim control routes,
- * test/fixtures/simulator/controlRoutes.ts), for the end-to-end suites, the benchmark and
+ * test/simulator/controlRoutes.ts), for the end-to-end suites, the benchmark and
  * `npm run deliver`. Tests that start the simulator in-process use its object directly.
  */
-import type { Delivery, RecordedRequest, SimulatedWebhook, SimulatorState } from '../fixtures/simulator';
+import type { Delivery, RecordedRequest, SimulatedWebhook, SimulatorState } from '../simulator';
 
 export interface SimAnswer<T> {
 	status: number;

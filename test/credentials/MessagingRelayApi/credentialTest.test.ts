@@ -1,4 +1,4 @@
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { runCredentialTest } from '../../support/harness/credentialTestRuntime';
 import { relayCredentials } from '../../support/harness/n8nRuntime';
 

@@ -13,7 +13,7 @@ import { VersionedNodeType } from 'n8n-workflow';
 import { CREDENTIAL_TEST_NAME, testMessagingRelayApi } from '../../../nodes/shared/credentialTest/credentialTest';
 import { otherAnswerMessages, REFUSAL_MESSAGES, TEST_PASSED, TEST_TIMEOUT_SECONDS } from '../../../nodes/shared/credentialTest/messages';
 import { CREDENTIAL_NAME } from '../../../nodes/shared/scopes';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { findCredentialTest, packageNodeTypes, runCredentialTest } from '../../support/harness/credentialTestRuntime';
 import { credentialType, relayCredentials } from '../../support/harness/n8nRuntime';
 

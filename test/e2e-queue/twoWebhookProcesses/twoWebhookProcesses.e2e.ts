@@ -23,6 +23,7 @@ import { deployment, enqueuedBy, executions, sql, type ExecutionRow } from '../.
 import { waitUntil } from '../../support/waitUntil';
 import { createWorkflow, NODE_TYPES, relayCredential, triggerWorkflowData } from '../../support/workflows';
 import { inParallel } from '../../support/inParallel';
+import { deliver } from '../../support/deliver';
 
 const info = deployment();
 const ACCOUNT = 'acct_two_webhooks';
@@ -45,9 +46,7 @@ function tagged<T extends object>(event: T): T & { deliveryId: string } {
 	return { ...event, deliveryId: `qd-${++deliveryNumber}` };
 }
 
-async function deliver(event: object): Promise<{ status: number; body: string }> {
-	return (await simulator.call<{ status: number; body: string }>('POST', '/deliver', { account: ACCOUNT, event })).body;
-}
+const deliverToAccount = (event: object) => deliver(simulator, event, { account: ACCOUNT });
 
 /** Delivery ids run more than once by one workflow. */
 function ranTwice(rows: ExecutionRow[]): string[] {
@@ -86,7 +85,7 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 	try {
 		// 1. Every contact writes: each message starts an "ask" run that asks that contact and waits.
 		const firsts = contacts.map((chat) => tagged(receivedIn(chat, { text: `Hi, this is ${chat}` })));
-		const firstAnswers = await inParallel(firsts, CONCURRENCY, deliver);
+		const firstAnswers = await inParallel(firsts, CONCURRENCY, deliverToAccount);
 		expect(firstAnswers.filter((a) => a.status !== 200)).toEqual([]);
 		await waitUntil(`${CONTACTS} runs waiting`, () => (executions([ask]).filter((r) => r.status === 'waiting').length >= CONTACTS ? true : undefined), {
 			timeoutMs: 300_000,
@@ -96,17 +95,17 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 
 		// 2. A person writes from the phone in another chat: "ask" pauses it; its contact's message then starts nothing there.
 		const person = tagged(sentIn(PAUSED_CHAT, 'phone', 'I will take this one'));
-		expect((await deliver(person)).status).toBe(200);
+		expect((await deliverToAccount(person)).status).toBe(200);
 		const pausedContact = tagged(receivedIn(PAUSED_CHAT, { text: 'hello, anyone?' }));
-		expect((await deliver(pausedContact)).status).toBe(200);
+		expect((await deliverToAccount(pausedContact)).status).toBe(200);
 
 		// 3. Numbers disconnect.
 		const disconnects = [1, 2, 3].map(() => tagged(sample('number.disconnected') as IDataObject));
-		for (const event of disconnects) expect((await deliver(event)).status).toBe(200);
+		for (const event of disconnects) expect((await deliverToAccount(event)).status).toBe(200);
 
 		// 4. Every contact answers in their own chat.
 		const answers = contacts.map((chat) => tagged(receivedIn(chat, { text: answerOf(chat) })));
-		const answerResults = await inParallel(answers, CONCURRENCY, deliver);
+		const answerResults = await inParallel(answers, CONCURRENCY, deliverToAccount);
 		expect(answerResults.filter((a) => a.status !== 200)).toEqual([]);
 
 		const expected = { ask: CONTACTS, logger: CONTACTS + 2 + disconnects.length, alerts: disconnects.length };

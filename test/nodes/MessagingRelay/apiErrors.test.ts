@@ -1,6 +1,6 @@
 import type { INode } from 'n8n-workflow';
 
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;

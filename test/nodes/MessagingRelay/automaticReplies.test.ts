@@ -10,9 +10,10 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { PAUSED, pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { deriveShareKey, signHandoff } from '../../../nodes/shared/sharedWebhook/signedHandoff';
 import { ADA_CHAT, GRACE_CHAT, receivedIn, sentIn } from '../../fixtures/events';
-import type { RelaySimulator } from '../../fixtures/simulator';
+import type { RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
+import { deliver } from '../../support/deliver';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -35,11 +36,8 @@ async function account() {
 
 const ran = (w: SharedWorkflow) => w.productionEvents.map((e) => ((e.event as IDataObject).message as IDataObject).id);
 
-async function deliver(event: object) {
-	const result = await sim.deliver(event);
-	expect(result.status).toBe(200);
-	return JSON.parse(result.body || '{}') as IDataObject;
-}
+/** Delivered, answered 200; the answer's JSON. */
+const deliverOk = async (event: object) => (await deliver(sim, event, { status: 200 })).json;
 
 const action = async (parameters: INodeParameters, input: IDataObject[] = [{}]) =>
 	await runActionNode(relayNode({ resource: 'message', ...parameters }), relayCredentials(sim.baseUrl), input);
@@ -53,16 +51,16 @@ describe('Pause and Resume Automatic Replies', () => {
 		expect(Date.parse(paused.items![0].json.until as string) - Date.now()).toBeGreaterThan(59 * 60_000);
 
 		const during = received();
-		expect(await deliver(during)).toEqual({ received: true });
+		expect(await deliverOk(during)).toEqual({ received: true });
 		const other = received(GRACE);
-		await deliver(other);
+		await deliverOk(other);
 		expect(ran(assistant)).toEqual([other.message.id]);
 		expect(ran(logger)).toEqual([during.message.id, other.message.id]);
 
 		const resumed = await action({ operation: 'resumeReplies', chat: ADA });
 		expect(resumed.items![0].json).toEqual({ chatId: ADA, automaticReplies: 'resumed', until: null, workflows: 1 });
 		const after = received();
-		await deliver(after);
+		await deliverOk(after);
 		expect(ran(assistant)).toEqual([other.message.id, after.message.id]);
 	});
 
@@ -73,7 +71,7 @@ describe('Pause and Resume Automatic Replies', () => {
 		await assistant.publish();
 		expect(new URL(sim.webhook!.url).pathname).toBe(assistant.productionPath);
 		await action({ operation: 'pauseReplies', chat: ADA, pauseMinutes: 60 });
-		expect(await deliver(received())).toEqual({ received: true, ignored: PAUSED });
+		expect(await deliverOk(received())).toEqual({ received: true, ignored: PAUSED });
 		expect(ran(assistant)).toEqual([]);
 		expect(ran(logger)).toHaveLength(1);
 	});
@@ -81,7 +79,7 @@ describe('Pause and Resume Automatic Replies', () => {
 	test('a phone number as people type it pauses its direct chat', async () => {
 		const { assistant } = await account();
 		await action({ operation: 'pauseReplies', chat: '+49 176 1234 5678', pauseMinutes: 60 });
-		await deliver(received());
+		await deliverOk(received());
 		expect(ran(assistant)).toEqual([]);
 	});
 
@@ -89,7 +87,7 @@ describe('Pause and Resume Automatic Replies', () => {
 		const { assistant } = await account();
 		const run = await action({ operation: 'pauseReplies', chat: '', pauseMinutes: 0 }, [{ chatId: ADA, channelId: 'num_main', text: 'a person please' }]);
 		expect(run.items![0].json).toMatchObject({ chatId: ADA, automaticReplies: 'paused', until: 'resumed by hand' });
-		await deliver(received());
+		await deliverOk(received());
 		expect(ran(assistant)).toEqual([]);
 		// 0 minutes: until resumed (its record has no end).
 		const entry = pausesInStaticData(assistant.stored)[ADA];
@@ -99,14 +97,14 @@ describe('Pause and Resume Automatic Replies', () => {
 	test('a resume by the action ends a pause a person started from the phone, and a later phone message starts it again', async () => {
 		const { assistant } = await account();
 		const fromPhone = () => sentIn(ADA, 'phone');
-		await deliver(fromPhone());
+		await deliverOk(fromPhone());
 		await action({ operation: 'resumeReplies', chat: ADA });
 		const after = received();
-		await deliver(after);
+		await deliverOk(after);
 		expect(ran(assistant)).toEqual([after.message.id]);
 		await new Promise((r) => setTimeout(r, 5));
-		await deliver(fromPhone());
-		await deliver(received());
+		await deliverOk(fromPhone());
+		await deliverOk(received());
 		expect(ran(assistant)).toEqual([after.message.id]);
 	});
 
@@ -147,8 +145,8 @@ describe('Pause and Resume Automatic Replies', () => {
 		expect(await post(genuine, pauseGrace)).toBe(401); // a replay
 
 		const ada = received();
-		await deliver(ada);
-		await deliver(received(GRACE));
+		await deliverOk(ada);
+		await deliverOk(received(GRACE));
 		expect(ran(assistant)).toEqual([ada.message.id]);
 	});
 });

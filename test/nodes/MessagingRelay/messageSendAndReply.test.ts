@@ -1,5 +1,5 @@
 import { inboundMessageEvent, triggerMessageItem } from '../../fixtures/sampleItems';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;

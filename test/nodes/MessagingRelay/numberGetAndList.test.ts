@@ -1,7 +1,7 @@
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
 import { NodeHelpers, resetSafeRegexEngine, setSafeRegexEngine, type INodeParameters } from 'n8n-workflow';
 
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode, runActionNode, runListSearch } from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;

@@ -8,7 +8,7 @@ import type { IDataObject, INode, INodeExecutionData } from 'n8n-workflow';
 import { eventItem } from '../../../nodes/MessagingRelayTrigger/eventItem';
 import type { RelayEvent } from '../../../nodes/shared/schemas/events';
 import { inboundMessageEvent } from '../../fixtures/sampleItems';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode } from '../../support/harness/n8nRuntime';
 import {
 	agentStandIn,

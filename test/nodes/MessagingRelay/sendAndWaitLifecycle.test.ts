@@ -9,7 +9,7 @@ import type { IWebhookData, WorkflowActivateMode } from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { ACTION_TYPE, PackageNodeTypes, additionalDataFor, packageNode, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 

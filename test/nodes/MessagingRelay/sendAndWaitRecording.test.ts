@@ -10,7 +10,7 @@ import { Workflow } from 'n8n-workflow';
 
 import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../nodes/shared/sharedWebhook/webhookState';
-import type { RelaySimulator } from '../../fixtures/simulator';
+import type { RelaySimulator } from '../../simulator';
 import { executeFrom, PackageNodeTypes, relayCredentials, relayNode } from '../../support/harness/n8nRuntime';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
 

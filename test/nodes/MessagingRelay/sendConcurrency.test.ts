@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import { DEFAULT_MESSAGES_IN_FLIGHT } from '../../../nodes/MessagingRelay/actions/message';
 import { runChatOrdered } from '../../../nodes/MessagingRelay/chatOrderedPool';
 import { triggerMessageItem } from '../../fixtures/sampleItems';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;

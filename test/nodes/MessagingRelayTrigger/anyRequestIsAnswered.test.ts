@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 
 import { sample, sampleEventTypes } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 let sim: RelaySimulator;

@@ -9,8 +9,9 @@ import { sleep } from 'n8n-workflow';
 
 import { burstLimits, heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
+import { deliver } from '../../support/deliver';
 
 let sim: RelaySimulator;
 let harness: TriggerHarness;
@@ -53,9 +54,9 @@ interface Answer {
 	at: number;
 }
 
-async function deliver(event: unknown): Promise<Answer> {
-	const result = await sim.deliver(event);
-	return { status: result.status, body: JSON.parse(result.body) as IDataObject, at: Date.now() };
+async function answerOf(event: unknown): Promise<Answer> {
+	const result = await deliver(sim, event);
+	return { status: result.status, body: result.json, at: Date.now() };
 }
 
 describe('one execution per burst', () => {
@@ -63,11 +64,11 @@ describe('one execution per burst', () => {
 		await published(1);
 		const first = message('hi');
 		const answers: Array<Promise<Answer>> = [];
-		answers.push(deliver(first));
+		answers.push(answerOf(first));
 		await wait(300);
-		answers.push(deliver(message('I need a table')));
+		answers.push(answerOf(message('I need a table')));
 		await wait(300);
-		answers.push(deliver(message('for 4, tonight')));
+		answers.push(answerOf(message('for 4, tonight')));
 		await wait(200);
 		expect(harness.runs).toHaveLength(0); // still quiet-timing
 		const settled = await Promise.all(answers);
@@ -101,11 +102,11 @@ describe('one execution per burst', () => {
 	test('the quiet time restarts with each message; a message after it starts a new execution', async () => {
 		await published(1);
 		const t0 = Date.now();
-		const a = deliver(message('one'));
+		const a = answerOf(message('one'));
 		await wait(700);
-		const b = deliver(message('two')); // 0.7 s later: still in the burst
+		const b = answerOf(message('two')); // 0.7 s later: still in the burst
 		await Promise.all([a, b]);
-		await deliver(message('three'));
+		await answerOf(message('three'));
 		expect(harness.runs.map((run) => run.events[0].texts)).toEqual([['one', 'two'], ['three']]);
 		// Released 1 s after the last message (about 1.7 s), not 1 s after the first.
 		expect(harness.runs[0].startedAt - t0).toBeGreaterThanOrEqual(1600);
@@ -114,11 +115,11 @@ describe('one execution per burst', () => {
 	test('different chats, and one chat on two numbers, never merge', async () => {
 		await published(1);
 		await Promise.all([
-			deliver(message('A1', { chat: 'chat-a@c.us' })),
-			deliver(message('B1', { chat: 'chat-b@c.us' })),
-			deliver(message('A2', { chat: 'chat-a@c.us' })),
-			deliver(message('A on sales', { chat: 'chat-a@c.us', channel: 'num_sales' })),
-			deliver(message('B2', { chat: 'chat-b@c.us' })),
+			answerOf(message('A1', { chat: 'chat-a@c.us' })),
+			answerOf(message('B1', { chat: 'chat-b@c.us' })),
+			answerOf(message('A2', { chat: 'chat-a@c.us' })),
+			answerOf(message('A on sales', { chat: 'chat-a@c.us', channel: 'num_sales' })),
+			answerOf(message('B2', { chat: 'chat-b@c.us' })),
 		]);
 		const byChat = Object.fromEntries(harness.runs.map((run) => [run.events[0].sessionId, run.events[0].texts]));
 		expect(harness.runs).toHaveLength(3);
@@ -132,9 +133,9 @@ describe('one execution per burst', () => {
 	test('texts are ordered by the messages\' timestamps, not by arrival', async () => {
 		await published(1);
 		await Promise.all([
-			deliver(message('second', { timestamp: '2026-11-20T09:30:02.000Z' })),
-			deliver(message('first', { timestamp: '2026-11-20T09:30:01.000Z' })),
-			deliver(message('third', { timestamp: '2026-11-20T09:30:03.000Z' })),
+			answerOf(message('second', { timestamp: '2026-11-20T09:30:02.000Z' })),
+			answerOf(message('first', { timestamp: '2026-11-20T09:30:01.000Z' })),
+			answerOf(message('third', { timestamp: '2026-11-20T09:30:03.000Z' })),
 		]);
 		expect(harness.runs[0].events[0].texts).toEqual(['first', 'second', 'third']);
 		expect(harness.runs[0].events[0].chatInput).toBe('first\nsecond\nthird');
@@ -142,9 +143,9 @@ describe('one execution per burst', () => {
 
 	test('other event types are never held', async () => {
 		await published(2);
-		const held = deliver(message('hi'));
+		const held = answerOf(message('hi'));
 		await wait(100);
-		const sent = await deliver(sample('message.sent'));
+		const sent = await answerOf(sample('message.sent'));
 		expect(sent.status).toBe(200);
 		expect(harness.runs.map((run) => run.events[0].type)).toEqual(['message.sent']);
 		await held;
@@ -153,7 +154,7 @@ describe('one execution per burst', () => {
 
 	test('off (0): one execution per message, no extra fields', async () => {
 		await published(0);
-		await Promise.all([deliver(message('one')), deliver(message('two'))]);
+		await Promise.all([answerOf(message('one')), answerOf(message('two'))]);
 		expect(harness.runs).toHaveLength(2);
 		expect(harness.runs[0].events[0].messageCount).toBeUndefined();
 	});
@@ -163,7 +164,7 @@ describe('bounds', () => {
 	test('a burst is released at its 20th message without waiting for the quiet time', async () => {
 		await published(30);
 		const started = Date.now();
-		const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => deliver(message(`m${i}`))));
+		const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => answerOf(message(`m${i}`))));
 		expect(Date.now() - started).toBeLessThan(5000);
 		expect(answers.every((a) => a.status === 200)).toBe(true);
 		expect(harness.runs).toHaveLength(1);
@@ -176,7 +177,7 @@ describe('bounds', () => {
 		const started = Date.now();
 		const answers: Array<Promise<Answer>> = [];
 		for (let i = 0; i < 8; i++) {
-			answers.push(deliver(message(`m${i}`)));
+			answers.push(answerOf(message(`m${i}`)));
 			await wait(400); // always within the 1 s quiet time
 		}
 		await Promise.all(answers);
@@ -190,9 +191,9 @@ describe('bounds', () => {
 	test('beyond the per-process limit messages are not held but start at once', async () => {
 		burstLimits.maxHeldPerProcess = 2;
 		await published(1);
-		const held = [deliver(message('a', { chat: 'c1@c.us' })), deliver(message('b', { chat: 'c2@c.us' }))];
+		const held = [answerOf(message('a', { chat: 'c1@c.us' })), answerOf(message('b', { chat: 'c2@c.us' }))];
 		await wait(150);
-		const direct = await deliver(message('c', { chat: 'c3@c.us' }));
+		const direct = await answerOf(message('c', { chat: 'c3@c.us' }));
 		expect(direct.status).toBe(200);
 		expect(harness.runs.map((run) => run.events[0].text)).toEqual(['c']);
 		await Promise.all(held);
@@ -204,12 +205,12 @@ describe('nothing is lost, nothing runs twice', () => {
 	test('when n8n cannot start the combined execution, the other held deliveries get 503 (send again)', async () => {
 		await published(1);
 		harness.failStarts = true;
-		const answers = await Promise.all([deliver(message('one')), deliver(message('two'))]);
+		const answers = await Promise.all([answerOf(message('one')), answerOf(message('two'))]);
 		expect(answers.map((a) => a.status)).toEqual([500, 503]);
 		expect(answers[1].body).toEqual({ error: 'The combined execution could not be started; send this event again' });
 		harness.failStarts = false;
 		// The service sends both again: they are combined and started.
-		const again = await Promise.all([deliver(message('one', { id: 'wamid.r1' })), deliver(message('two', { id: 'wamid.r2' }))]);
+		const again = await Promise.all([answerOf(message('one', { id: 'wamid.r1' })), answerOf(message('two', { id: 'wamid.r2' }))]);
 		expect(again.map((a) => a.status)).toEqual([200, 200]);
 		expect(harness.runs.map((run) => run.events[0].texts)).toEqual([['one', 'two']]);
 	});
@@ -217,7 +218,7 @@ describe('nothing is lost, nothing runs twice', () => {
 	test('the same message delivered twice while held is combined once', async () => {
 		await published(1);
 		const event = message('only once');
-		const answers = await Promise.all([deliver(event), deliver(event), deliver(message('and this'))]);
+		const answers = await Promise.all([answerOf(event), answerOf(event), answerOf(message('and this'))]);
 		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
 		expect(harness.runs[0].events[0].texts).toEqual(['only once', 'and this']);
 	});
@@ -233,7 +234,7 @@ describe('nothing is lost, nothing runs twice', () => {
 			signal: controller.signal,
 		}).catch(() => 'aborted');
 		await wait(150);
-		const kept = deliver(message('still here'));
+		const kept = answerOf(message('still here'));
 		await wait(100);
 		controller.abort();
 		expect(await request).toBe('aborted');
@@ -242,7 +243,7 @@ describe('nothing is lost, nothing runs twice', () => {
 		expect(harness.runs[0].events[0].texts).toEqual(['I gave up waiting', 'still here']);
 		expect(harness.runs[0].events[0].messageId).toBe(dropped.message.id);
 
-		const resend = await deliver(dropped);
+		const resend = await answerOf(dropped);
 		expect(resend).toMatchObject({ status: 200, body: { received: true, ignored: 'already combined into a started execution' } });
 		expect(harness.runs).toHaveLength(1);
 	});

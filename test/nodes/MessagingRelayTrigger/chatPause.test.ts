@@ -7,8 +7,9 @@ import { sleep } from 'n8n-workflow';
 
 import { PAUSED, pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import { ADA_CHAT, GRACE_CHAT, groupMessage, receivedIn, sample, sentIn } from '../../fixtures/events';
-import type { RelaySimulator } from '../../fixtures/simulator';
+import type { RelaySimulator } from '../../simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
+import { deliver } from '../../support/deliver';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -29,22 +30,19 @@ async function assistant(options: IDataObject = pauseOn(), events = ['message.re
 
 const texts = (w: SharedWorkflow) => w.productionEvents.map((e) => ((e.event as IDataObject).message as IDataObject).id);
 
-async function deliver(event: object) {
-	const result = await sim.deliver(event);
-	expect(result.status).toBe(200);
-	return JSON.parse(result.body || '{}') as IDataObject;
-}
+/** Delivered, answered 200; the answer's JSON. */
+const deliverOk = async (event: object) => (await deliver(sim, event, { status: 200 })).json;
 
 describe('Pause When a Person Replies', () => {
 	test('a message typed on the phone pauses that chat: its next messages start nothing, other chats run', async () => {
 		const w = await assistant();
 		const before = received();
-		await deliver(before);
-		await deliver(sent('phone'));
+		await deliverOk(before);
+		await deliverOk(sent('phone'));
 		const during = received();
-		expect(await deliver(during)).toEqual({ received: true, ignored: PAUSED });
+		expect(await deliverOk(during)).toEqual({ received: true, ignored: PAUSED });
 		const other = received(GRACE);
-		await deliver(other);
+		await deliverOk(other);
 		expect(texts(w)).toEqual([before.message.id, other.message.id]);
 		// Kept in the workflow's static data (n8n saves it with the request), for 30 minutes.
 		const entry = pausesInStaticData(w.stored)[ADA];
@@ -53,71 +51,71 @@ describe('Pause When a Person Replies', () => {
 
 	test('a message sent through the API (origin "api", any case) pauses nothing: the workflow\'s own replies do not stop it', async () => {
 		const w = await assistant();
-		await deliver(sent('api'));
-		await deliver(sent(' API '));
+		await deliverOk(sent('api'));
+		await deliverOk(sent(' API '));
 		const next = received();
-		await deliver(next);
+		await deliverOk(next);
 		expect(texts(w)).toEqual([next.message.id]);
 	});
 
 	test('the API origins are a setting: with "api, crm" a message from the CRM pauses nothing, one from the phone does', async () => {
 		const w = await assistant(pauseOn({ apiOrigins: 'api, crm' }));
-		await deliver(sent('CRM'));
+		await deliverOk(sent('CRM'));
 		const first = received();
-		await deliver(first);
-		await deliver(sent('phone'));
-		await deliver(received());
+		await deliverOk(first);
+		await deliverOk(sent('phone'));
+		await deliverOk(received());
 		expect(texts(w)).toEqual([first.message.id]);
 	});
 
 	test('a sent message without an origin, or with one that is not text, pauses nothing', async () => {
 		const w = await assistant();
-		await deliver(sent(undefined));
-		await deliver(sent(null));
+		await deliverOk(sent(undefined));
+		await deliverOk(sent(null));
 		const next = received();
-		await deliver(next);
+		await deliverOk(next);
 		expect(texts(w)).toEqual([next.message.id]);
 	});
 
 	test('the keyword from the phone ends the pause at once (trimmed, any case); from the contact it does nothing', async () => {
 		const w = await assistant();
-		await deliver(sent('phone'));
-		await deliver(received(ADA, { text: '#bot' })); // the contact cannot end it
-		await deliver(sent('phone', ADA, '  #BOT '));
+		await deliverOk(sent('phone'));
+		await deliverOk(received(ADA, { text: '#bot' })); // the contact cannot end it
+		await deliverOk(sent('phone', ADA, '  #BOT '));
 		const after = received();
-		await deliver(after);
+		await deliverOk(after);
 		expect(texts(w)).toEqual([after.message.id]);
 	});
 
 	test('the pause ends on its own, counted from when the person wrote; each message from the phone starts it again', async () => {
 		const w = await assistant(pauseOn({ minutes: 1 }));
 		// Written 59.2 s ago (delivered late): paused for 0.8 s more.
-		await deliver(sent('phone', ADA, 'on it', new Date(Date.now() - 59_200)));
-		await deliver(received());
+		await deliverOk(sent('phone', ADA, 'on it', new Date(Date.now() - 59_200)));
+		await deliverOk(received());
 		await sleep(1_000);
 		const afterExpiry = received();
-		await deliver(afterExpiry);
+		await deliverOk(afterExpiry);
 		// Again from the phone, now: paused for a minute.
-		await deliver(sent('phone'));
+		await deliverOk(sent('phone'));
 		await sleep(1_000);
-		await deliver(received());
+		await deliverOk(received());
 		expect(texts(w)).toEqual([afterExpiry.message.id]);
 	});
 
 	test('the newest message of the person wins: a late delivery of an older one does not undo the keyword', async () => {
 		const w = await assistant();
-		await deliver(sent('phone', ADA, '#bot', new Date()));
-		await deliver(sent('phone', ADA, 'older, delivered late', new Date(Date.now() - 10_000)));
+		await deliverOk(sent('phone', ADA, '#bot', new Date()));
+		await deliverOk(sent('phone', ADA, 'older, delivered late', new Date(Date.now() - 10_000)));
 		const next = received();
-		await deliver(next);
+		await deliverOk(next);
 		expect(texts(w)).toEqual([next.message.id]);
 	});
 
 	test('off (the default), a message from the phone pauses nothing', async () => {
 		const w = await assistant({});
-		await deliver(sent('phone'));
+		await deliverOk(sent('phone'));
 		const next = received();
-		await deliver(next);
+		await deliverOk(next);
 		expect(texts(w)).toEqual([next.message.id]);
 		expect(pausesInStaticData(w.stored)).toEqual({});
 	});
@@ -125,24 +123,24 @@ describe('Pause When a Person Replies', () => {
 	test('only message.received is paused: other events of the chat still start the workflow', async () => {
 		const w = await assistant(pauseOn(), ['message.received', 'message.sent']);
 		const phone = sent('phone');
-		await deliver(phone);
-		await deliver(received());
+		await deliverOk(phone);
+		await deliverOk(received());
 		const api = sent('api');
-		await deliver(api);
+		await deliverOk(api);
 		expect(texts(w)).toEqual([phone.message.id, api.message.id]);
 	});
 
 	test('a person\'s message that also starts the workflow: the pause is saved in static data all the same (n8n saves nothing else of that request)', async () => {
 		const w = await assistant(pauseOn(), ['message.received', 'message.sent']);
 		const phone = sent('phone');
-		await deliver(phone);
+		await deliverOk(phone);
 		expect(texts(w)).toEqual([phone.message.id]);
 		// Saved by the trigger's own `pause` hand-off: the delivery's request started a run.
 		const entry = pausesInStaticData(w.stored)[ADA];
 		expect(entry.until - entry.at).toBe(30 * 60_000);
 		expect(n8n.served.filter((s) => s.handoff === 'pause').map((s) => s.path)).toEqual([w.productionPath]);
 		// The keyword, also run by the workflow, ends it in static data too.
-		await deliver(sent('phone', ADA, '#bot'));
+		await deliverOk(sent('phone', ADA, '#bot'));
 		expect(pausesInStaticData(w.stored)[ADA].until).toBe(0);
 	});
 
@@ -154,9 +152,9 @@ describe('Pause When a Person Replies', () => {
 		await logger.publish();
 		expect(new URL(sim.webhook!.url).pathname).toBe(logger.productionPath);
 		const phone = sent('phone');
-		await deliver(phone);
+		await deliverOk(phone);
 		const during = received();
-		await deliver(during);
+		await deliverOk(during);
 		expect(texts(assistantWf)).toEqual([]);
 		expect(texts(logger)).toEqual([phone.message.id, during.message.id]);
 
@@ -166,9 +164,9 @@ describe('Pause When a Person Replies', () => {
 		const holderWithPause = n8n.addWorkflow('assistant-2', { events: ['message.received'], options: pauseOn() } as INodeParameters);
 		await holderWithPause.publish();
 		expect(new URL(sim.webhook!.url).pathname).toBe(holderWithPause.productionPath);
-		await deliver(sent('phone', GRACE));
+		await deliverOk(sent('phone', GRACE));
 		const grace = received(GRACE);
-		await deliver(grace);
+		await deliverOk(grace);
 		expect(texts(holderWithPause)).toEqual([]);
 		expect(texts(helper)).toEqual([grace.message.id]);
 		expect(texts(assistantWf)).toEqual([]);
@@ -183,8 +181,8 @@ describe('Pause When a Person Replies', () => {
 			options: { ...pauseOn(), channelIds: "={{ $('Broken on purpose').first().json.numbers }}" },
 		} as INodeParameters);
 		await w.publish();
-		expect(await deliver(received())).toEqual({ received: true, ignored: 'event type not selected' });
-		expect(await deliver(sent('phone'))).toEqual({ received: true, ignored: 'event type not selected' });
+		expect(await deliverOk(received())).toEqual({ received: true, ignored: 'event type not selected' });
+		expect(await deliverOk(sent('phone'))).toEqual({ received: true, ignored: 'event type not selected' });
 		expect((await sim.deliver(sample('number.disconnected'))).status).toBe(500);
 	});
 });
@@ -198,9 +196,9 @@ describe('Ignore Chats', () => {
 
 	test('a phone number as people type it ignores its direct chat; other chats run', async () => {
 		const w = await ignoring('+49 (176) 1234-5678, someone@else');
-		expect(await deliver(received(ADA))).toEqual({ received: true, ignored: 'chat ignored' });
+		expect(await deliverOk(received(ADA))).toEqual({ received: true, ignored: 'chat ignored' });
 		const grace = received(GRACE);
-		await deliver(grace);
+		await deliverOk(grace);
 		expect(texts(w)).toEqual([grace.message.id]);
 	});
 
@@ -208,19 +206,19 @@ describe('Ignore Chats', () => {
 		const byPhone = await ignoring('4917612345678');
 		const group = groupMessage(); // Ada writes in the group
 		group.message.id = 'wamid.group-1';
-		await deliver(group);
+		await deliverOk(group);
 		expect(texts(byPhone)).toEqual([group.message.id]);
 
 		const byGroupId = n8n.addWorkflow('groups', { events: ['message.received'], options: { ignoreChats: '120363025551234567@g.us' } });
 		await byGroupId.publish();
 		const again = groupMessage();
 		again.message.id = 'wamid.group-2';
-		await deliver(again);
+		await deliverOk(again);
 		expect(texts(byGroupId)).toEqual([]);
 		// The chat id of Ada's direct chat, typed in full, ignores it too.
 		const byChatId = n8n.addWorkflow('direct', { events: ['message.received'], options: { ignoreChats: ADA } });
 		await byChatId.publish();
-		await deliver(received(ADA));
+		await deliverOk(received(ADA));
 		expect(texts(byChatId)).toEqual([]);
 	});
 });

@@ -10,7 +10,7 @@ import {
 	v1MessageReceived,
 	withExtraFields,
 } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 

@@ -4,7 +4,7 @@
  * sharing protocol and the routing of replies run only when there is another trigger or a wait.
  */
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { sourceFilesReached } from '../../support/codeReached';
 import { withSharedN8nPerTest, type SharedN8n } from '../../support/harness/sharedN8n';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';

@@ -11,8 +11,9 @@ import { sleep } from 'n8n-workflow';
 
 import { managedSecretPolicy } from '../../../nodes/MessagingRelayTrigger/managedSecret';
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
+import { deliver } from '../../support/deliver';
 
 const OLD = 'whsec_before_the_rotation_0001';
 const NEW = 'whsec_after_the_rotation_00002';
@@ -36,8 +37,8 @@ async function published() {
 		{ webhookSecret: OLD, workflowId: `wf-managed-${++workflows}` },
 	);
 	expect(await trigger.lifecycle('checkExists')).toBe(true);
-	const deliver = async (secret: string) => (await sim.deliver(sample('message.received'), { url: trigger.productionUrl, secret })).status;
-	return { trigger, deliver };
+	const statusWith = async (secret: string) => (await deliver(sim, sample('message.received'), { url: trigger.productionUrl, secret })).status;
+	return { trigger, statusWith };
 }
 
 test('the shipped bound is 5 seconds (the README states it)', () => {
@@ -46,15 +47,15 @@ test('the shipped bound is 5 seconds (the README states it)', () => {
 
 test('after an edit, the old secret is refused from the bound on with no delivery in between; the new one works at once and the old one stays refused', async () => {
 	managedSecretPolicy.rereadAfterMs = 400;
-	const { trigger, deliver } = await published();
-	expect(await deliver(OLD)).toBe(200);
+	const { trigger, statusWith } = await published();
+	expect(await statusWith(OLD)).toBe(200);
 
 	trigger.editCredential({ webhookSecret: NEW });
 	const editedAt = Date.now();
 	await sleep(managedSecretPolicy.rereadAfterMs + 50 - (Date.now() - editedAt));
-	expect(await deliver(OLD)).toBe(401);
-	expect(await deliver(NEW)).toBe(200);
-	expect(await deliver(OLD)).toBe(401);
+	expect(await statusWith(OLD)).toBe(401);
+	expect(await statusWith(NEW)).toBe(200);
+	expect(await statusWith(OLD)).toBe(401);
 	expect(trigger.runs).toHaveLength(2);
 	expect(JSON.stringify(trigger.runs)).not.toContain('whsec_');
 	await trigger.stop();
@@ -62,22 +63,22 @@ test('after an edit, the old secret is refused from the bound on with no deliver
 
 test('once the new secret has arrived, the old one is never accepted again, long before the bound', async () => {
 	managedSecretPolicy.rereadAfterMs = 60_000;
-	const { trigger, deliver } = await published();
-	expect(await deliver(OLD)).toBe(200);
+	const { trigger, statusWith } = await published();
+	expect(await statusWith(OLD)).toBe(200);
 	trigger.editCredential({ webhookSecret: NEW });
-	expect(await deliver(NEW)).toBe(200);
-	for (let i = 0; i < 3; i++) expect(await deliver(OLD)).toBe(401);
-	expect(await deliver(NEW)).toBe(200);
+	expect(await statusWith(NEW)).toBe(200);
+	for (let i = 0; i < 3; i++) expect(await statusWith(OLD)).toBe(401);
+	expect(await statusWith(NEW)).toBe(200);
 	expect(trigger.runs).toHaveLength(3);
 	await trigger.stop();
 });
 
 test('nothing of the secret is written to static data (n8n keeps that row unencrypted)', async () => {
 	managedSecretPolicy.rereadAfterMs = 60_000;
-	const { trigger, deliver } = await published();
+	const { trigger, statusWith } = await published();
 	expect(trigger.stored).toEqual({});
 	trigger.editCredential({ webhookSecret: NEW });
-	expect(await deliver(NEW)).toBe(200);
+	expect(await statusWith(NEW)).toBe(200);
 	expect(trigger.stored).toEqual({});
 	await trigger.stop();
 });
@@ -97,15 +98,15 @@ test('publishing removes the copy of the secret that earlier versions kept in st
 
 test('the credential is read once per bound on the fast path, and once (or twice) for a burst of wrong secrets', async () => {
 	managedSecretPolicy.rereadAfterMs = 60_000;
-	const { trigger, deliver } = await published();
+	const { trigger, statusWith } = await published();
 	const afterPublish = trigger.credentialReads;
-	for (let i = 0; i < 5; i++) expect(await deliver(OLD)).toBe(200);
+	for (let i = 0; i < 5; i++) expect(await statusWith(OLD)).toBe(200);
 	expect(trigger.credentialReads).toBe(afterPublish);
 
 	// Ten wrong secrets at once, while a read takes 200 ms: each waits for a read that started
 	// after it arrived, shared with the others.
 	trigger.credentialReadMs = 200;
-	const statuses = await Promise.all(Array.from({ length: 10 }, async (_, i) => await deliver(`whsec_a_wrong_guess_number_${i}`)));
+	const statuses = await Promise.all(Array.from({ length: 10 }, async (_, i) => await statusWith(`whsec_a_wrong_guess_number_${i}`)));
 	expect(statuses).toEqual(Array(10).fill(401));
 	expect(trigger.credentialReads - afterPublish).toBeGreaterThanOrEqual(1);
 	expect(trigger.credentialReads - afterPublish).toBeLessThanOrEqual(2);
@@ -115,7 +116,7 @@ test('the credential is read once per bound on the fast path, and once (or twice
 	managedSecretPolicy.rereadAfterMs = 1;
 	await sleep(5);
 	const beforeBound = trigger.credentialReads;
-	expect(await deliver(OLD)).toBe(200);
+	expect(await statusWith(OLD)).toBe(200);
 	expect(trigger.credentialReads).toBe(beforeBound + 1);
 	await trigger.stop();
 });
@@ -136,22 +137,22 @@ test('two processes (queue mode: main and a webhook process, or two webhook proc
 	const main = await TriggerHarness.start(sim, parameters, { webhookSecret: OLD, workflowId });
 	const webhookProcess = await other.harness.start(sim, parameters, { webhookSecret: OLD, workflowId });
 	expect(await main.lifecycle('checkExists')).toBe(true); // publishing runs in the main process only
-	const deliverTo = async (trigger: TriggerHarness, secret: string) =>
-		(await sim.deliver(sample('message.received'), { url: trigger.productionUrl, secret })).status;
-	expect(await deliverTo(main, OLD)).toBe(200);
-	expect(await deliverTo(webhookProcess, OLD)).toBe(200);
+	const statusFrom = async (trigger: TriggerHarness, secret: string) =>
+		(await deliver(sim, sample('message.received'), { url: trigger.productionUrl, secret })).status;
+	expect(await statusFrom(main, OLD)).toBe(200);
+	expect(await statusFrom(webhookProcess, OLD)).toBe(200);
 
 	// The credential is saved once, in n8n's database, which both read.
 	main.editCredential({ webhookSecret: NEW });
 	webhookProcess.editCredential({ webhookSecret: NEW });
 	const editedAt = Date.now();
-	expect(await deliverTo(main, NEW)).toBe(200); // at once, in the process it reaches
-	expect(await deliverTo(main, OLD)).toBe(401); // and that process refuses the old one from then on
+	expect(await statusFrom(main, NEW)).toBe(200); // at once, in the process it reaches
+	expect(await statusFrom(main, OLD)).toBe(401); // and that process refuses the old one from then on
 
 	await sleep(400 + 50 - (Date.now() - editedAt));
-	expect(await deliverTo(webhookProcess, OLD)).toBe(401); // the other one, with no delivery in between
-	expect(await deliverTo(webhookProcess, NEW)).toBe(200);
-	expect(await deliverTo(webhookProcess, OLD)).toBe(401);
+	expect(await statusFrom(webhookProcess, OLD)).toBe(401); // the other one, with no delivery in between
+	expect(await statusFrom(webhookProcess, NEW)).toBe(200);
+	expect(await statusFrom(webhookProcess, OLD)).toBe(401);
 	await main.stop();
 	await webhookProcess.stop();
 });

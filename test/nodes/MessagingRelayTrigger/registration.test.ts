@@ -1,9 +1,10 @@
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { secretDigest } from '../../../nodes/shared/serviceSecret';
+import { deliver } from '../../support/deliver';
 
 let sim: RelaySimulator;
 let harness: TriggerHarness;
@@ -200,17 +201,17 @@ describe('Webhook Managed Elsewhere', () => {
 		);
 		expect(await manual.lifecycle('checkExists')).toBe(true); // publish (and every n8n start) keeps the secret
 		const event = sample('message.received');
-		const deliver = async (secret: string) => (await sim.deliver(event, { url: manual.productionUrl, secret })).status;
+		const statusWith = async (secret: string) => (await deliver(sim, event, { url: manual.productionUrl, secret })).status;
 		const reads = manual.credentialReads;
-		expect(await deliver('whsec_from_dashboard')).toBe(200);
-		expect(await deliver('whsec_from_dashboard')).toBe(200);
+		expect(await statusWith('whsec_from_dashboard')).toBe(200);
+		expect(await statusWith('whsec_from_dashboard')).toBe(200);
 		expect(manual.credentialReads).toBe(reads); // n8n decrypts nothing per delivery
 
 		manual.editCredential({ webhookSecret: 'whsec_rotated_in_dashboard' });
-		expect(await deliver('whsec_rotated_in_dashboard')).toBe(200); // one read, then kept
-		expect(await deliver('whsec_from_dashboard')).toBe(401); // the old one is gone
+		expect(await statusWith('whsec_rotated_in_dashboard')).toBe(200); // one read, then kept
+		expect(await statusWith('whsec_from_dashboard')).toBe(401); // the old one is gone
 		const afterEdit = manual.credentialReads;
-		expect(await deliver('whsec_rotated_in_dashboard')).toBe(200);
+		expect(await statusWith('whsec_rotated_in_dashboard')).toBe(200);
 		expect(manual.credentialReads).toBe(afterEdit);
 		expect(manual.runs).toHaveLength(4);
 		expect(JSON.stringify(manual.runs)).not.toContain('whsec_');

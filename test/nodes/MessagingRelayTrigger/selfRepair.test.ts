@@ -13,7 +13,7 @@ import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
 import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
 import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { waitUntil } from '../../support/waitUntil';

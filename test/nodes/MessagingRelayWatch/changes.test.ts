@@ -4,7 +4,7 @@
  */
 import type { IDataObject, INodeParameters } from 'n8n-workflow';
 
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { relayCredentials } from '../../support/harness/n8nRuntime';
 import { N8N_BASE, WatchHarness } from '../../support/harness/pollRuntime';
 

@@ -23,7 +23,7 @@ import { holdWebhook, SECRET_CHECK } from '../../../nodes/MessagingRelay/actions
 import { parseRegistration } from '../../../nodes/shared/sharedWebhook/registeredUrl';
 import { relayApiRequest } from '../../../nodes/shared/transport';
 import { ADA_CHAT, receivedIn, sample, type SampleEventType } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { asN8n1, without, withoutCause } from '../../support/harness/n8n1';
 import { PackageNodeTypes, additionalDataFor, relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';

@@ -5,7 +5,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { cancellableSleep, retryPolicy } from '../../../nodes/shared/retry';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;

@@ -31,7 +31,7 @@ import { sleep, Workflow } from 'n8n-workflow';
 
 import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
-import { startRelaySimulator, type RelaySimulator } from '../../fixtures/simulator';
+import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { startWebhookReceiver, type ExpressLikeResponse, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
 import type { ContextKind } from './n8n1';
 import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials, triggerAt } from './n8nRuntime';

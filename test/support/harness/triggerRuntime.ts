@@ -17,7 +17,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep, Workflow } from 'n8n-workflow';
 
-import type { RelaySimulator } from '../../fixtures/simulator';
+import type { RelaySimulator } from '../../simulator';
 import { startWebhookReceiver, type WebhookReceiver } from '../../fixtures/webhook-receiver';
 import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials, triggerAt } from './n8nRuntime';
 

@@ -100,7 +100,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 	if (!options.account) {
 		simUrl = `http://127.0.0.1:${simPort}`;
 		say(`starting the relay simulator on ${simUrl}`);
-		const program = compiledProgram('test/fixtures/simulator/main.ts');
+		const program = compiledProgram('test/simulator/main.ts');
 		children.push(startLogged(process.execPath, [program, String(simPort)], join(workDir, 'simulator.log')));
 		await waitUntil('the relay simulator', async () => (await fetch(`${simUrl}/__sim/state`)).ok, { timeoutMs: 15_000, ignoreErrors: true });
 	}

@@ -11,7 +11,7 @@ import { run, say } from './runtime';
 
 let compiled = __filename.endsWith('.js');
 
-/** The compiled JavaScript of a source file of the repository (path from its root, e.g. test/fixtures/simulator/main.ts). */
+/** The compiled JavaScript of a source file of the repository (path from its root, e.g. test/simulator/main.ts). */
 export function compiledProgram(sourcePath: string): string {
 	if (!compiled) {
 		say('compiling the test support and scripts into build/ (tsconfig.tools.json)');

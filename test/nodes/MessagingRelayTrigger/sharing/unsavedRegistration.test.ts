@@ -9,7 +9,7 @@ import { sleep } from 'n8n-workflow';
 
 import { formatRegistration, parseRegistration, registrationStamp } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample } from '../../../fixtures/events';
-import type { RelaySimulator } from '../../../fixtures/simulator';
+import type { RelaySimulator } from '../../../simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 
 let sim: RelaySimulator;

@@ -9,7 +9,7 @@ import { deriveShareKey, proofFor, signHandoff } from '../../../../nodes/shared/
 import { waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 import { ADA_CHAT, receivedIn } from '../../../fixtures/events';
-import type { RelaySimulator } from '../../../fixtures/simulator';
+import type { RelaySimulator } from '../../../simulator';
 import type { ReceivedRequest } from '../../../fixtures/webhook-receiver';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 

@@ -12,7 +12,7 @@ import type * as ChatPauseModule from '../../../../nodes/MessagingRelayTrigger/c
 import type * as WaitingRunsModule from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WaitEntry } from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
-import type { RelaySimulator } from '../../../fixtures/simulator';
+import type { RelaySimulator } from '../../../simulator';
 import { executeFrom, PackageNodeTypes, relayCredentials, relayNode } from '../../../support/harness/n8nRuntime';
 import { withSharedN8nPerTest, type SharedN8n } from '../../../support/harness/sharedN8n';
 import { Workflow } from 'n8n-workflow';

@@ -9,9 +9,10 @@ import { sleep } from 'n8n-workflow';
 import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
 import { parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from '../../../fixtures/events';
-import type { RelaySimulator } from '../../../fixtures/simulator';
+import type { RelaySimulator } from '../../../simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 import { missedEventsIn } from '../../../support/missedEvents';
+import { deliver } from '../../../support/deliver';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -33,8 +34,8 @@ function event(type: SampleEventType) {
 }
 
 /** The service delivers; the holder's verdict of its own run arrives right after its answer. */
-async function deliver(body: unknown) {
-	const answer = await sim.deliver(body);
+async function deliverThenSettle(body: unknown) {
+	const answer = await deliver(sim, body);
 	await sleep(20);
 	return answer.status;
 }
@@ -56,11 +57,11 @@ test('a forward n8n answered "Error in workflow" (the run happened and failed) i
 	const disconnect = event('number.disconnected');
 
 	// One hand-off, one failed run: the service is asked to deliver it again.
-	expect(await deliver(disconnect)).toBe(503);
+	expect(await deliverThenSettle(disconnect)).toBe(503);
 	expect(handoffsTo(alert)).toBe(1);
 	expect(alert.failedRuns).toBe(1);
 	// The service's redelivery runs it again, and now it succeeds; nobody else runs it twice.
-	expect(await deliver(disconnect)).toBe(200);
+	expect(await deliverThenSettle(disconnect)).toBe(200);
 	expect(handoffsTo(alert)).toBe(2);
 	expect(alert.productionEvents).toHaveLength(2);
 	expect(logger.productionEvents).toHaveLength(1);
@@ -68,11 +69,11 @@ test('a forward n8n answered "Error in workflow" (the run happened and failed) i
 
 	// A member that could not start the run (n8n busy: another 5xx) still gets the quick tries.
 	alert.failNext = { status: 500, times: 1 };
-	expect(await deliver(event('number.disconnected'))).toBe(200);
+	expect(await deliverThenSettle(event('number.disconnected'))).toBe(200);
 	expect(handoffsTo(alert)).toBe(4);
 	// Not set aside by one failure: a failing run later is a 503 again, not a miss.
 	alert.runsFail = 1;
-	expect(await deliver(event('number.disconnected'))).toBe(503);
+	expect(await deliverThenSettle(event('number.disconnected'))).toBe(503);
 	expect(handoffsTo(alert)).toBe(5);
 });
 
@@ -83,24 +84,24 @@ test('the holder\'s own runs failing: 500 until 3 failures over the bound, then 
 
 	// Its own run fails: n8n's 500 goes to the service, which delivers again; the member ran it
 	// once and answers the repeated forwards "already ran".
-	for (let i = 0; i < 3; i++) expect(await deliver(message)).toBe(500);
+	for (let i = 0; i < 3; i++) expect(await deliverThenSettle(message)).toBe(500);
 	expect(reply.productionEvents).toHaveLength(1);
 	expect(logger.failedRuns).toBe(3);
 	// Three failures within the span are not enough: the bound is a time too.
 	await sleep(3_000);
 	// The fourth, past the span: set aside once n8n has answered it.
-	expect(await deliver(message)).toBe(500);
+	expect(await deliverThenSettle(message)).toBe(500);
 	expect(handoffsTo(logger)).toBe(0);
 
 	// Set aside: the service gets 2xx; the holder's run is offered once by a hand-off to itself
 	// (it fails: a miss); the members run every event once.
-	expect(await deliver(message)).toBe(200);
+	expect(await deliverThenSettle(message)).toBe(200);
 	expect(handoffsTo(logger)).toBe(1);
 	expect(logger.failedRuns).toBe(5);
 	const disconnect = event('number.disconnected');
-	expect(await deliver(disconnect)).toBe(200);
+	expect(await deliverThenSettle(disconnect)).toBe(200);
 	const groupUpdate = event('group.updated');
-	expect(await deliver(groupUpdate)).toBe(200);
+	expect(await deliverThenSettle(groupUpdate)).toBe(200);
 	expect(handoffsTo(logger)).toBe(3);
 	expect([reply.productionEvents.length, alert.productionEvents.length]).toEqual([1, 1]);
 	expect(reply.failedRuns + alert.failedRuns).toBe(0);
@@ -108,14 +109,14 @@ test('the holder\'s own runs failing: 500 until 3 failures over the bound, then 
 	// It succeeds again: the offered run takes it back; the next event runs in the service's
 	// request again (no hand-off to itself).
 	logger.runsFail = 0;
-	expect(await deliver(event('message.read'))).toBe(200);
+	expect(await deliverThenSettle(event('message.read'))).toBe(200);
 	expect(handoffsTo(logger)).toBe(4);
-	expect(await deliver(event('message.read'))).toBe(200);
+	expect(await deliverThenSettle(event('message.read'))).toBe(200);
 	expect(handoffsTo(logger)).toBe(4);
 	expect(logger.productionEvents.length - logger.failedRuns).toBe(2);
 	// Failing again starts a new run of failures: 500, not a miss.
 	logger.runsFail = 1;
-	expect(await deliver(event('message.read'))).toBe(500);
+	expect(await deliverThenSettle(event('message.read'))).toBe(500);
 
 	// Its registration check reports what it missed while set aside, once.
 	const report = await logger.registrationCheckTick();
@@ -138,9 +139,9 @@ test('a lone trigger whose runs fail is not set aside: the service delivers agai
 	await lone.publish();
 	lone.runsFail = Number.MAX_SAFE_INTEGER;
 	const message = event('message.received');
-	for (let i = 0; i < 3; i++) expect(await deliver(message)).toBe(500);
+	for (let i = 0; i < 3; i++) expect(await deliverThenSettle(message)).toBe(500);
 	await sleep(600);
-	for (let i = 0; i < 2; i++) expect(await deliver(message)).toBe(500);
+	for (let i = 0; i < 2; i++) expect(await deliverThenSettle(message)).toBe(500);
 	expect(handoffsTo(lone)).toBe(0);
 	expect((await lone.registrationCheckTick()).failed).toEqual([]);
 });

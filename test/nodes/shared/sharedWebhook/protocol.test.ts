@@ -8,7 +8,7 @@ import { deriveShareKey, signHandoff } from '../../../../nodes/shared/sharedWebh
 import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
 import { formatRegistration, parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from '../../../fixtures/events';
-import type { RelaySimulator } from '../../../fixtures/simulator';
+import type { RelaySimulator } from '../../../simulator';
 import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
 import { secretDigest } from '../../../../nodes/shared/serviceSecret';
 import { missedEventsIn } from '../../../support/missedEvents';

@@ -230,7 +230,7 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 
 		state.simUrl = `http://127.0.0.1:${ports.simulator}`;
 		say(`starting the relay simulator on ${state.simUrl}`);
-		state.processes.simulator = serviceSpec(state, 'simulator', process.execPath, [compiledProgram('test/fixtures/simulator/main.ts'), String(ports.simulator)], {
+		state.processes.simulator = serviceSpec(state, 'simulator', process.execPath, [compiledProgram('test/simulator/main.ts'), String(ports.simulator)], {
 			healthUrl: `${state.simUrl}/__sim/state`,
 		});
 		saveState(state);

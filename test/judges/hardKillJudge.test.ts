@@ -1,20 +1,20 @@
 import type { DeliveryAttempt } from '../fixtures/retrying-sender';
 import { readText } from '../support/repo';
-import { BALANCER_GRACE_MS, CUT_JOB_FAILED_WITHIN_MS, cutAttempts, judgeHardKill, type Kill, type KillRun } from './hardKillJudge';
-import { STALLED_JOB, type StoredOutcome } from './workerShutdownRace';
+import { BALANCER_GRACE_MS, CUT_JOB_FAILED_WITHIN_MS, cutAttempts, judgeHardKill, type Kill, type KillRun } from '../support/judges/hardKillJudge';
+import { STALLED_JOB, type StoredOutcome } from '../support/judges/workerShutdownRace';
 
 /**
  * The SIGKILL test's rules (hardKillJudge.ts), pinned on what a real run of it recorded
  * (fixtures/hard-kill-2026-11-25.json: the webhook process killed at 15 s, worker1 at 35 s; worker1's
  * log up to its kill), then each rule shown to bite on that run with one thing changed.
  */
-const run = JSON.parse(readText('test', 'e2e-queue', 'fixtures', 'hard-kill-2026-11-25.json')) as {
+const run = JSON.parse(readText('test', 'judges', 'fixtures', 'hard-kill-2026-11-25.json')) as {
 	kills: Array<Omit<Kill, 'killedLife'>>;
 	failedDeliveries: Array<{ id: string; attempts: DeliveryAttempt[] }>;
 	runs: Array<Omit<KillRun, 'workflowId'> & { workflow: string }>;
 	outcomes: Record<string, StoredOutcome>;
 };
-const killedLife = readText('test', 'e2e-queue', 'fixtures', 'hard-kill-worker1-killed-life.log');
+const killedLife = readText('test', 'judges', 'fixtures', 'hard-kill-worker1-killed-life.log');
 const kills: Kill[] = run.kills.map((k) => ({ ...k, killedLife: k.process === 'worker1' ? killedLife : '' }));
 const [webhookKill, workerKill] = kills;
 const runs: KillRun[] = run.runs.map(({ workflow, ...r }) => ({ ...r, workflowId: workflow }));

@@ -39,7 +39,7 @@
  *      reported; a failure is seen at most one attempt's time (the sender's timeout) after it
  *      was sent.
  */
-import type { DeliveryAttempt } from '../fixtures/retrying-sender';
+import type { DeliveryAttempt } from '../../fixtures/retrying-sender';
 import { STALLED_JOB, type StoredOutcome } from './workerShutdownRace';
 
 export interface Kill {

@@ -1,10 +1,10 @@
-import { parseActiveJobs } from './bullJobs';
-import { CLOSED_DATABASE, failedWhileStopping, finishedButNotSaved, judgeFailedRuns, neverStartedByAStoppedWorker, STALLED_JOB, storedOutcome, unflatten, type StopWindow } from './workerShutdownRace';
+import { parseActiveJobs } from '../support/judges/activeJobs';
+import { CLOSED_DATABASE, failedWhileStopping, finishedButNotSaved, judgeFailedRuns, neverStartedByAStoppedWorker, STALLED_JOB, storedOutcome, unflatten, type StopWindow } from '../support/judges/workerShutdownRace';
 import { readText } from '../support/repo';
 
 /**
  * The queue soak excuses a lost event only when n8n itself failed its execution while stopping a
- * worker (test/e2e-queue/workerShutdownRace.ts says why n8n does, and the rule). These pin what
+ * worker (test/support/judges/workerShutdownRace.ts says why n8n does, and the rule). These pin what
  * counts as that, on the worker log of the CI run where it happened, so nothing else can hide
  * behind it.
  *
@@ -15,9 +15,9 @@ import { readText } from '../support/repo';
  * node's error is this package's real NodeApiError for a 503 after retries). The CI run's own row
  * was not kept.
  */
-const ciLog = readText('test', 'fixtures', 'queue-logs', 'worker-stopped-under-load.log');
-const jobFailure = storedOutcome(readText('test', 'fixtures', 'queue-logs', 'stored-data-job-failed-while-worker-stopped.json'));
-const nodeFailure = storedOutcome(readText('test', 'fixtures', 'queue-logs', 'stored-data-node-failed.json'));
+const ciLog = readText('test', 'judges', 'fixtures', 'worker-stopped-under-load.log');
+const jobFailure = storedOutcome(readText('test', 'judges', 'fixtures', 'stored-data-job-failed-while-worker-stopped.json'));
+const nodeFailure = storedOutcome(readText('test', 'judges', 'fixtures', 'stored-data-node-failed.json'));
 const AUTO_REPLY = 'wf-auto-reply';
 const ALERT = 'wf-alert';
 /** The CI run as the suite sees it: execution 1035 of the auto-reply, created for delivery qd-1201, which has no run. */
@@ -37,9 +37,9 @@ const ciRun = {
  * after SIGTERM and exited before starting it; bull failed it as stalled a minute later. Its stored
  * data is built by make-stalled-job-data.cjs with n8n's own code (that row was not kept either).
  */
-const stoppedLog = readText('test', 'fixtures', 'queue-logs', 'worker-stopped-job-never-started.log');
-const stalledWebhookLog = readText('test', 'fixtures', 'queue-logs', 'webhook-job-stalled.log');
-const stalledJob = storedOutcome(readText('test', 'fixtures', 'queue-logs', 'stored-data-job-stalled.json'));
+const stoppedLog = readText('test', 'judges', 'fixtures', 'worker-stopped-job-never-started.log');
+const stalledWebhookLog = readText('test', 'judges', 'fixtures', 'webhook-job-stalled.log');
+const stalledJob = storedOutcome(readText('test', 'judges', 'fixtures', 'stored-data-job-stalled.json'));
 const otherWorkerLog = 'n8n worker is now ready\nWorker started execution 1038 (job 1038)\nWorker finished execution 1038 (job 1038)\n';
 /**
  * Worker1's stop as the soak now watches it in Redis (bullJobs.ts): SIGTERM sent at 1,000 ms, the
@@ -317,14 +317,14 @@ describe('the stalled job is excused only when the stopped worker fetched it, wi
 });
 
 /**
- * The third ending, from a local run of 2026-11-25 (worker1's log, test/e2e-queue/fixtures/
+ * The third ending, from a local run of 2026-11-25 (worker1's log, test/judges/fixtures/
  * worker-stopped-run-not-saved.log): execution 1035 (delivery qd-1650 of the disconnect alert)
  * started after SIGTERM, ran on past "Stopping worker...", its end could not be saved, and
  * worker1's next life marked it crashed. Its stored data is what execution-recovery.service.js
  * :115-168 writes for two nodes that logged start and finish (that row was not kept): no error,
  * both nodes ran.
  */
-const notSavedLog = readText('test', 'e2e-queue', 'fixtures', 'worker-stopped-run-not-saved.log');
+const notSavedLog = readText('test', 'judges', 'fixtures', 'worker-stopped-run-not-saved.log');
 const recovered = { error: null, ranNodes: ['On number disconnected', 'Alert the operator'] };
 const notSavedRun = {
 	runs: [

@@ -31,7 +31,7 @@
  *      FAILING_AFTER_BACK_MS (the balancer puts n8n back after one good readiness check, every
  *      500 ms: an attempt meanwhile gets HAProxy's 503).
  */
-import type { DeliveryAttempt } from '../fixtures/retrying-sender';
+import type { DeliveryAttempt } from '../../fixtures/retrying-sender';
 
 /** A run the kill cut started at most this long before it: each run waits 1 s; its start and save take a few seconds more under the soak's load on 2 cores. */
 export const CUT_RUN_MS = 10_000;

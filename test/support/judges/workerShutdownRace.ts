@@ -16,7 +16,7 @@
  * (`new Error(failedReason)`, bull/lib/job.js:494, :518) and overwrites the execution's data with
  * it and nothing else (workflow-runner.js:210-230: `runData: {}`): the event is lost in n8n, whatever
  * node the workflow starts with. Seen once, in the CI run of da1caf4 (execution 1035; that worker
- * log is test/fixtures/queue-logs/worker-stopped-under-load.log).
+ * log is test/judges/fixtures/worker-stopped-under-load.log).
  *
  * A run is excused only when all of these hold (judgeFailedRuns):
  *   1. log:   a worker started it after its "Received SIGTERM" (same life) and logged "Worker
@@ -31,7 +31,7 @@
  *             other excused run claims that delivery. Every lost delivery must be claimed so.
  *
  * The same fetch has a second ending, seen once, in the CI run of stop 22 (execution 1039; the
- * logs are test/fixtures/queue-logs/worker-stopped-job-never-started.log and
+ * logs are test/judges/fixtures/worker-stopped-job-never-started.log and
  * webhook-job-stalled.log): the worker exits while the job it fetched is still loading its
  * execution, before "Worker started execution N" (job-processor.js:98-113). Nothing fails in the
  * worker; the job stays active under the dead worker's lock until bull's stall check on the other
@@ -52,7 +52,7 @@
  *   4. loss:  as above.
  *
  * The same fetch has a third ending, seen once in a local run of 2026-11-25 (execution 1035, delivery
- * qd-1650; that worker log is test/e2e-queue/fixtures/worker-stopped-run-not-saved.log): the job
+ * qd-1650; that worker log is test/judges/fixtures/worker-stopped-run-not-saved.log): the job
  * got past `setRunning` (job-processor.js:121) before the database closed, so nothing failed at
  * the start; the drain loop had still counted it as not running (it is added to `runningJobs`
  * only at :274, after loading the workflow), so "Stopping worker..." closed the database while

@@ -5,7 +5,7 @@
  * exists to catch. Times are seconds from the start of the sending, as the soak reports them.
  */
 import type { DeliveryAttempt } from '../fixtures/retrying-sender';
-import { doubleRunVerdict, failuresSecondsAfterBack, killBeforeBootRun, killThatCut, type KillTime, type RunTimes } from './hardKillRules';
+import { doubleRunVerdict, failuresSecondsAfterBack, killBeforeBootRun, killThatCut, type KillTime, type RunTimes } from '../support/judges/hardKillRules';
 
 const T0 = Date.parse('2026-11-26T01:44:00.000Z');
 const at = (seconds: number) => T0 + Math.round(seconds * 1000);
