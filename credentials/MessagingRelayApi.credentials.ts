@@ -33,8 +33,7 @@ export class MessagingRelayApi implements ICredentialType {
 			default: '',
 			required: true,
 			placeholder: 'https://api.example.com',
-			description:
-				'Address of the Messaging Relay API, without /v1. A trailing slash is fine.',
+			description: 'Address of the Messaging Relay API, without /v1. A trailing slash is fine.',
 		},
 		{
 			displayName: 'API Key',
@@ -43,8 +42,7 @@ export class MessagingRelayApi implements ICredentialType {
 			typeOptions: { password: true },
 			default: '',
 			required: true,
-			description:
-				'Created in the dashboard under API keys. It is shown only once, at creation.',
+			description: 'Created in the dashboard under API keys. It is shown only once, at creation.',
 		},
 		{
 			displayName: 'Send Key As',
@@ -61,7 +59,8 @@ export class MessagingRelayApi implements ICredentialType {
 					value: 'bearer',
 				},
 			],
-			description: 'The service accepts both. Keep the default unless a proxy strips custom headers.',
+			description:
+				'The service accepts both. Keep the default unless a proxy strips custom headers.',
 		},
 		{
 			displayName: 'Webhook Secret',

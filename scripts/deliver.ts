@@ -45,41 +45,64 @@ async function ranIn(client: N8nClient, runs: Execution[]): Promise<string[]> {
 
 async function main() {
 	const stack = runningStack();
-	const simUrl = process.env.RELAY_SIM_URL ?? (process.env.RELAY_SIM_PORT ? `http://127.0.0.1:${process.env.RELAY_SIM_PORT}` : stack?.simUrl) ?? 'http://127.0.0.1:5680';
+	const simUrl =
+		process.env.RELAY_SIM_URL ??
+		(process.env.RELAY_SIM_PORT
+			? `http://127.0.0.1:${process.env.RELAY_SIM_PORT}`
+			: stack?.simUrl) ??
+		'http://127.0.0.1:5680';
 	const simulator = new SimClient(simUrl);
 
 	// A new event each time, happening now (as from the service: every event carries the time it
 	// happened), so running this twice is two events, not a redelivery of one.
 	const event = sampleEvents()[type];
-	if (!event) throw new Error(`No sample event ${type}; one of: ${Object.keys(sampleEvents()).join(', ')}`);
+	if (!event)
+		throw new Error(`No sample event ${type}; one of: ${Object.keys(sampleEvents()).join(', ')}`);
 	event.occurredAt = new Date().toISOString();
 	const account = option('account') ?? 'acct_main';
 	const secret = option('secret');
 
 	const since = new Date();
-	const delivered = await simulator.deliver({ event, account, ...(secret === undefined ? {} : { secret }) });
+	const delivered = await simulator.deliver({
+		event,
+		account,
+		...(secret === undefined ? {} : { secret }),
+	});
 	const accepted = delivered.status >= 200 && delivered.status < 300;
 	// A 2xx body is the answering trigger's own view ("ignored: event type not selected" when
 	// another workflow of the account ran it): what ran is told below, from n8n itself.
-	console.log(`Delivered ${type} to ${account}'s webhook: n8n answered ${delivered.status}${accepted ? '' : ` ${delivered.body}`}.`);
+	console.log(
+		`Delivered ${type} to ${account}'s webhook: n8n answered ${delivered.status}${accepted ? '' : ` ${delivered.body}`}.`,
+	);
 
 	if (!stack?.apiKey) {
 		await sleep(1500);
-		console.log(`Could not ask n8n which workflows ran it (no running \`npm start\`: ${stackFilePath()} is missing); see Executions in the n8n editor.`);
+		console.log(
+			`Could not ask n8n which workflows ran it (no running \`npm start\`: ${stackFilePath()} is missing); see Executions in the n8n editor.`,
+		);
 	} else {
 		const client = new N8nClient(stack.n8nUrl, { apiKey: stack.apiKey });
 		try {
 			const runs = await executionsSince(client, since);
 			if (runs.length) console.log(['Ran in:', ...(await ranIn(client, runs))].join('\n'));
-			else if (accepted) console.log(`No workflow ran it: no published trigger on ${account} selects this ${type} event (its Events and filters).`);
+			else if (accepted)
+				console.log(
+					`No workflow ran it: no published trigger on ${account} selects this ${type} event (its Events and filters).`,
+				);
 			else console.log('No workflow ran it.');
 		} catch (error) {
-			console.log(`Could not ask n8n which workflows ran it (${(error as Error).message}); see Executions in the editor at ${stack.n8nUrl}.`);
+			console.log(
+				`Could not ask n8n which workflows ran it (${(error as Error).message}); see Executions in the editor at ${stack.n8nUrl}.`,
+			);
 		}
 	}
 
 	const sent = (await simulator.state()).messages.filter((m) => m.timestamp >= since.toISOString());
-	if (sent.length) console.log('Messages the workflows sent through the simulator:', JSON.stringify(sent, null, 2));
+	if (sent.length)
+		console.log(
+			'Messages the workflows sent through the simulator:',
+			JSON.stringify(sent, null, 2),
+		);
 }
 
 main().catch((error: Error) => {

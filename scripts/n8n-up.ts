@@ -16,7 +16,11 @@ import { createInterface } from 'node:readline/promises';
 
 import { say } from '../test/support/stack/runtime';
 import { stackInfoOf, startStack } from '../test/support/stack/single';
-import { NPM_START_STACK_FILE, removeStackFile, writeStackFile } from '../test/support/stack/stackFile';
+import {
+	NPM_START_STACK_FILE,
+	removeStackFile,
+	writeStackFile,
+} from '../test/support/stack/stackFile';
 
 async function askForAccount(): Promise<{ baseUrl: string; apiKey: string } | undefined> {
 	if (process.env.RELAY_BASE_URL && process.env.RELAY_API_KEY) {
@@ -24,7 +28,9 @@ async function askForAccount(): Promise<{ baseUrl: string; apiKey: string } | un
 	}
 	if (process.env.CI || !process.stdin.isTTY || process.env.RELAY_USE_SIMULATOR) return undefined;
 	const rl = createInterface({ input: process.stdin, output: process.stdout });
-	const baseUrl = (await rl.question('Messaging Relay base URL (Enter for the local simulator): ')).trim();
+	const baseUrl = (
+		await rl.question('Messaging Relay base URL (Enter for the local simulator): ')
+	).trim();
 	let apiKey = '';
 	if (baseUrl) apiKey = (await rl.question('API key: ')).trim();
 	rl.close();
@@ -47,7 +53,9 @@ async function main() {
 		`  Editor:   ${stack.n8nUrl}`,
 		`  Login:    ${stack.owner.email} / ${stack.owner.password}`,
 		`  Data:     ${stack.userFolder} (n8n log: ${stack.logFile})`,
-		`  Published: ${Object.values(stack.workflows).map((w) => `"${w.name}"`).join(', ')}`,
+		`  Published: ${Object.values(stack.workflows)
+			.map((w) => `"${w.name}"`)
+			.join(', ')}`,
 	];
 	if (stack.simUrl) {
 		lines.push(
@@ -59,10 +67,15 @@ async function main() {
 			'  npm run deliver -- number.disconnected',
 		);
 	} else {
-		lines.push('', 'Using your account: its webhook now points at this n8n, which must be reachable over public HTTPS.');
+		lines.push(
+			'',
+			'Using your account: its webhook now points at this n8n, which must be reachable over public HTTPS.',
+		);
 		// The alert's From Number and To are yours to pick: n8n refuses to publish it until they are set.
 		for (const workflow of Object.values(stack.unpublished ?? {})) {
-			lines.push(`Imported, not published: "${workflow.name}". Open it, pick From Number and type the phone to alert in To, then publish.`);
+			lines.push(
+				`Imported, not published: "${workflow.name}". Open it, pick From Number and type the phone to alert in To, then publish.`,
+			);
 		}
 	}
 	lines.push('', 'Press Ctrl-C to stop.');

@@ -8,7 +8,12 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import { NodeApiError, NodeConnectionTypes, NodeOperationError, SEND_AND_WAIT_OPERATION } from 'n8n-workflow';
+import {
+	NodeApiError,
+	NodeConnectionTypes,
+	NodeOperationError,
+	SEND_AND_WAIT_OPERATION,
+} from 'n8n-workflow';
 
 import { executeAutomaticReplies } from './actions/automaticReplies';
 import { executeMessages } from './actions/message';
@@ -28,11 +33,15 @@ export class MessagingRelay implements INodeType {
 	description: INodeTypeDescription = {
 		displayName: 'Messaging Relay',
 		name: 'messagingRelay',
-		icon: { light: 'file:../../icons/messagingRelay.svg', dark: 'file:../../icons/messagingRelay.dark.svg' },
+		icon: {
+			light: 'file:../../icons/messagingRelay.svg',
+			dark: 'file:../../icons/messagingRelay.dark.svg',
+		},
 		group: ['output'],
 		version: 1,
 		subtitle: '={{ $parameter["operation"] + ": " + $parameter["resource"] }}',
-		description: 'Send messages from your phone-linked numbers and manage the Messaging Relay webhook',
+		description:
+			'Send messages from your phone-linked numbers and manage the Messaging Relay webhook',
 		defaults: { name: 'Messaging Relay' },
 		usableAsTool: true,
 		inputs: [NodeConnectionTypes.Main],
@@ -119,11 +128,17 @@ export class MessagingRelay implements INodeType {
 		const items = this.getInputData();
 		const returnData: INodeExecutionData[] = [];
 
-		if (this.getNodeParameter('resource', 0) === 'message' && this.getNodeParameter('operation', 0) === SEND_AND_WAIT_OPERATION) {
+		if (
+			this.getNodeParameter('resource', 0) === 'message' &&
+			this.getNodeParameter('operation', 0) === SEND_AND_WAIT_OPERATION
+		) {
 			return await executeSendAndWait.call(this);
 		}
 		// Messages are sent as a batch (checked first, then several in flight, chat by chat).
-		if (this.getNodeParameter('resource', 0) === 'message' && SENDING.includes(this.getNodeParameter('operation', 0) as string)) {
+		if (
+			this.getNodeParameter('resource', 0) === 'message' &&
+			SENDING.includes(this.getNodeParameter('operation', 0) as string)
+		) {
 			return [await executeMessages.call(this, this.getNodeParameter('operation', 0) as string)];
 		}
 

@@ -4,7 +4,11 @@ import { NodeOperationError } from 'n8n-workflow';
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { readWebhook } from '../shared/webhookApi';
 import { sendHandoff, type PeerAnswer } from '../shared/sharedWebhook/peerClient';
-import { allMembers, parseRegistration, type Registration } from '../shared/sharedWebhook/registeredUrl';
+import {
+	allMembers,
+	parseRegistration,
+	type Registration,
+} from '../shared/sharedWebhook/registeredUrl';
 import { deriveShareKey, type ShareOp } from '../shared/sharedWebhook/signedHandoff';
 
 /**
@@ -19,25 +23,44 @@ export interface TriggerAnswers {
 }
 
 /** The account's published triggers, from its registered webhook; a clear error when there are none. */
-export async function accountTriggers(this: IExecuteFunctions, itemIndex: number, what: string): Promise<Registration> {
+export async function accountTriggers(
+	this: IExecuteFunctions,
+	itemIndex: number,
+	what: string,
+): Promise<Registration> {
 	const webhook = await readWebhook.call(this, itemIndex);
 	const registration = webhook ? parseRegistration(webhook.url) : undefined;
 	if (!registration?.shared) {
-		throw new NodeOperationError(this.getNode(), `No Messaging Relay Trigger is published on this account [item ${itemIndex}]`, {
-			itemIndex,
-			description: webhook
-				? `The account's webhook points at a URL that is not a Messaging Relay Trigger (it was set elsewhere), so no workflow of this n8n can ${what}.`
-				: `Publish a workflow with a Messaging Relay Trigger on this account (its credential's API key): ${what} works through it.`,
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`No Messaging Relay Trigger is published on this account [item ${itemIndex}]`,
+			{
+				itemIndex,
+				description: webhook
+					? `The account's webhook points at a URL that is not a Messaging Relay Trigger (it was set elsewhere), so no workflow of this n8n can ${what}.`
+					: `Publish a workflow with a Messaging Relay Trigger on this account (its credential's API key): ${what} works through it.`,
+			},
+		);
 	}
 	return registration;
 }
 
 /** Sends `body` as a signed `op` hand-off to every trigger the registration lists, at once. */
-export async function tellAllTriggers(this: IExecuteFunctions, registration: Registration, itemIndex: number, op: ShareOp, body: string): Promise<TriggerAnswers> {
+export async function tellAllTriggers(
+	this: IExecuteFunctions,
+	registration: Registration,
+	itemIndex: number,
+	op: ShareOp,
+	body: string,
+): Promise<TriggerAnswers> {
 	const { apiKey } = await this.getCredentials<{ apiKey: string }>(CREDENTIAL_NAME, itemIndex);
 	const key = deriveShareKey(apiKey);
 	const paths = [registration.holderPath, ...allMembers(registration)];
-	const answers = await Promise.all(paths.map(async (path) => ({ path, answer: await sendHandoff(this, key, op, `${registration.origin}${path}`, body) })));
+	const answers = await Promise.all(
+		paths.map(async (path) => ({
+			path,
+			answer: await sendHandoff(this, key, op, `${registration.origin}${path}`, body),
+		})),
+	);
 	return { registration, answers };
 }

@@ -65,16 +65,31 @@ export function normaliseRecipient(node: INode, value: unknown, itemIndex: numbe
 	return to;
 }
 
-export function requireHttpsUrl(node: INode, value: unknown, field: string, itemIndex: number): string {
+export function requireHttpsUrl(
+	node: INode,
+	value: unknown,
+	field: string,
+	itemIndex: number,
+): string {
 	const url = (typeof value === 'string' ? value : '').trim();
 	if (url === '') {
-		refuse(node, itemIndex, `The field "${field}" is empty`, 'Enter the HTTPS address that should receive the events.');
+		refuse(
+			node,
+			itemIndex,
+			`The field "${field}" is empty`,
+			'Enter the HTTPS address that should receive the events.',
+		);
 	}
 	let parsed: URL;
 	try {
 		parsed = new URL(url);
 	} catch {
-		refuse(node, itemIndex, `The field "${field}" is not a URL: "${url}"`, 'Enter a full address such as https://example.com/hooks/relay.');
+		refuse(
+			node,
+			itemIndex,
+			`The field "${field}" is not a URL: "${url}"`,
+			'Enter a full address such as https://example.com/hooks/relay.',
+		);
 	}
 	if (parsed.protocol !== 'https:') {
 		refuse(
@@ -90,7 +105,12 @@ export function requireHttpsUrl(node: INode, value: unknown, field: string, item
 export function requireId(node: INode, value: unknown, field: string, itemIndex: number): string {
 	const id = (typeof value === 'string' ? value : value == null ? '' : String(value)).trim();
 	if (id === '') {
-		refuse(node, itemIndex, `The field "${field}" is empty`, `Choose a number from the list or enter its ID.`);
+		refuse(
+			node,
+			itemIndex,
+			`The field "${field}" is empty`,
+			`Choose a number from the list or enter its ID.`,
+		);
 	}
 	if (/\s/.test(id)) {
 		refuse(

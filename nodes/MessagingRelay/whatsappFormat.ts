@@ -76,8 +76,10 @@ function sameTarget(text: string, url: string): boolean {
 
 /** Code spans, links, autolinks, bare URLs and escapes are taken out before emphasis is read. */
 function holdInline(line: string, holder: Holder): string {
-	let out = line.replace(/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g, (_m, _ticks: string, code: string) =>
-		holder.hold(`\`\`\`${code.trim() === '' ? code : code.replace(/^ (.*) $/s, '$1')}\`\`\``),
+	let out = line.replace(
+		/(`+)([^`]|[^`][\s\S]*?[^`])\1(?!`)/g,
+		(_m, _ticks: string, code: string) =>
+			holder.hold(`\`\`\`${code.trim() === '' ? code : code.replace(/^ (.*) $/s, '$1')}\`\`\``),
 	);
 	out = out.replace(/\\([\\`*_{}[\]()#+\-.!~>|])/g, (_m, char: string) => holder.hold(char));
 	out = out.replace(/<((?:https?:\/\/|mailto:)[^\s<>]+)>/gi, (_m, url: string) => holder.hold(url));
@@ -125,7 +127,9 @@ export function markdownToWhatsApp(markdown: string): string {
 			continue;
 		}
 		// A fenced block: its lines go out verbatim between ``` (an unclosed fence runs to the end).
-		const closing = new RegExp(`^ {0,3}${fence[1][0] === '`' ? '`' : '~'}{${fence[1].length},}\\s*$`);
+		const closing = new RegExp(
+			`^ {0,3}${fence[1][0] === '`' ? '`' : '~'}{${fence[1].length},}\\s*$`,
+		);
 		const code: string[] = [];
 		let j = i + 1;
 		while (j < lines.length && !closing.test(lines[j])) code.push(lines[j++]);

@@ -26,10 +26,18 @@ export class MessagingRelayTrigger extends VersionedNodeType {
 			},
 			group: ['trigger'],
 			subtitle: '={{ $parameter["events"].join(", ") }}',
-			description: 'Starts the workflow when Messaging Relay pushes an event: messages, groups, numbers',
+			description:
+				'Starts the workflow when Messaging Relay pushes an event: messages, groups, numbers',
 			defaultVersion: 3,
 		};
 		const startedAnswer = new MessagingRelayTriggerVersion(baseDescription, [1, 2]);
-		super({ 1: startedAnswer, 2: startedAnswer, 3: new MessagingRelayTriggerVersion(baseDescription, [3]) }, baseDescription);
+		super(
+			{
+				1: startedAnswer,
+				2: startedAnswer,
+				3: new MessagingRelayTriggerVersion(baseDescription, [3]),
+			},
+			baseDescription,
+		);
 	}
 }

@@ -10,7 +10,7 @@ const EVENT_DESCRIPTIONS: Record<(typeof EVENT_TYPES)[number], string> = {
 	'group.member_left': 'Someone left a group or was removed',
 	'group.updated': 'A group was created or its subject changed',
 	'message.deleted': 'A message was deleted for everyone',
-	'message.delivered': 'An outgoing message reached the recipient\'s device',
+	'message.delivered': "An outgoing message reached the recipient's device",
 	'message.edited': 'The sender edited a message',
 	'message.failed': 'An outgoing message was rejected',
 	'message.reaction': 'Someone reacted to a message or removed their reaction',
@@ -60,20 +60,20 @@ export const triggerProperties: INodeProperties[] = [
 			{
 				name: 'Register Automatically',
 				value: 'automatic',
-				description: 'This node sets the account\'s webhook to its own URL and keeps the secret',
+				description: "This node sets the account's webhook to its own URL and keeps the secret",
 			},
 			{
 				name: 'Webhook Managed Elsewhere',
 				value: 'manual',
 				description:
-					'You set the webhook yourself (for example in the dashboard) and put its secret in the credential\'s Webhook Secret field; this node registers nothing',
+					"You set the webhook yourself (for example in the dashboard) and put its secret in the credential's Webhook Secret field; this node registers nothing",
 			},
 		],
 		default: 'automatic',
 	},
 	{
 		displayName:
-			'Set the account\'s webhook to this node\'s Production URL (or Test URL while testing), and put the secret you were given into the credential\'s "Webhook Secret" field.',
+			"Set the account's webhook to this node's Production URL (or Test URL while testing), and put the secret you were given into the credential's \"Webhook Secret\" field.",
 		name: 'manualNotice',
 		type: 'notice',
 		default: '',
@@ -92,7 +92,11 @@ export const triggerProperties: INodeProperties[] = [
 				value: ALL_EVENTS,
 				description: 'Every event, including types added to the service after this node was built',
 			},
-			...EVENT_TYPES.map((type) => ({ name: type, value: type, description: EVENT_DESCRIPTIONS[type] })),
+			...EVENT_TYPES.map((type) => ({
+				name: type,
+				value: type,
+				description: EVENT_DESCRIPTIONS[type],
+			})),
 		],
 	},
 	acknowledgeProperty,
@@ -108,7 +112,8 @@ export const triggerProperties: INodeProperties[] = [
 				name: 'chatType',
 				type: 'options',
 				default: 'all',
-				description: 'For message events: whether group messages, direct messages or both start the workflow',
+				description:
+					'For message events: whether group messages, direct messages or both start the workflow',
 				options: [
 					{ name: 'All Chats', value: 'all' },
 					{ name: 'Only Direct Messages', value: 'direct' },
@@ -157,7 +162,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'fixedCollection',
 				default: { settings: { minutes: 30, keyword: '', apiOrigins: 'api' } },
 				description:
-					'When someone writes in a chat from the number\'s own phone, new messages of that chat stop starting this workflow for a while, so an automatic reply or AI assistant does not talk over a person',
+					"When someone writes in a chat from the number's own phone, new messages of that chat stop starting this workflow for a while, so an automatic reply or AI assistant does not talk over a person",
 				options: [
 					{
 						displayName: 'Settings',
@@ -169,7 +174,8 @@ export const triggerProperties: INodeProperties[] = [
 								type: 'number',
 								default: 30,
 								typeOptions: { minValue: 1 },
-								description: 'How long after the person\'s last message the chat stays paused. Every message they send from the phone starts this time again.',
+								description:
+									"How long after the person's last message the chat stays paused. Every message they send from the phone starts this time again.",
 							},
 							{
 								displayName: 'Resume Keyword',
@@ -177,7 +183,8 @@ export const triggerProperties: INodeProperties[] = [
 								type: 'string',
 								default: '',
 								placeholder: '#bot',
-								description: 'A message that is exactly this word, sent from the phone in the chat, ends its pause at once (not case-sensitive). Empty: only the time ends it.',
+								description:
+									'A message that is exactly this word, sent from the phone in the chat, ends its pause at once (not case-sensitive). Empty: only the time ends it.',
 							},
 							{
 								displayName: 'API Origins',
@@ -197,7 +204,7 @@ export const triggerProperties: INodeProperties[] = [
 				type: 'boolean',
 				default: false,
 				description:
-					'Whether to take over the account\'s webhook when it points at another URL. The receiver there (another workflow or system) stops getting events.',
+					"Whether to take over the account's webhook when it points at another URL. The receiver there (another workflow or system) stops getting events.",
 			},
 			repairIntervalOption,
 		],

@@ -39,7 +39,8 @@ export const acknowledgeProperty: INodeProperties = {
 	noDataExpression: true,
 	default: 'whenFinished',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: 3 } }] } },
-	description: 'When the service is told an event was taken. Until then it delivers the event again.',
+	description:
+		'When the service is told an event was taken. Until then it delivers the event again.',
 	options: [
 		{
 			name: 'When the Workflow Finishes',

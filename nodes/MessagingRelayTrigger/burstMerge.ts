@@ -101,7 +101,12 @@ function wasCombined(key: string, messageId: string): boolean {
 	return expires !== undefined && expires > now();
 }
 
-function answer(response: HeldResponse, status: number, body: IDataObject, headers: Record<string, string> = {}) {
+function answer(
+	response: HeldResponse,
+	status: number,
+	body: IDataObject,
+	headers: Record<string, string> = {},
+) {
 	if (response.headersSent || response.writableFinished) return;
 	for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
 	response.status(status).json(body);
@@ -179,7 +184,10 @@ async function release(burst: Burst) {
 /** The first delivery of a burst keeps time: quiet deadline (moved by every arrival) or the hard limit. */
 async function keepTime(burst: Burst) {
 	while (!burst.released) {
-		const deadline = Math.min(burst.lastArrival + burst.quietMs, burst.firstArrival + burstLimits.maxHoldMs);
+		const deadline = Math.min(
+			burst.lastArrival + burst.quietMs,
+			burst.firstArrival + burstLimits.maxHoldMs,
+		);
 		const wait = deadline - now();
 		if (wait <= 0) break;
 		await sleep(wait);
@@ -187,7 +195,13 @@ async function keepTime(burst: Burst) {
 	await release(burst);
 }
 
-function hold(key: string, quietMs: number, event: ReceivedEvent, item: IDataObject, response: HeldResponse) {
+function hold(
+	key: string,
+	quietMs: number,
+	event: ReceivedEvent,
+	item: IDataObject,
+	response: HeldResponse,
+) {
 	let burst = bursts.get(key);
 	const opening = burst === undefined;
 	if (!burst) {
@@ -243,10 +257,18 @@ export async function combineBurst(
 ): Promise<IWebhookResponseData | undefined> {
 	const received = event as ReceivedEvent;
 	const node = context.getNode();
-	const key = [context.getWorkflow().id, node.id, received.message.channelId, received.message.chatId].join('\u0000');
+	const key = [
+		context.getWorkflow().id,
+		node.id,
+		received.message.channelId,
+		received.message.chatId,
+	].join('\u0000');
 
 	if (wasCombined(key, received.message.id)) {
-		return answerRequest(context, { status: 200, body: { received: true, ignored: 'already combined into a started execution' } });
+		return answerRequest(context, {
+			status: 200,
+			body: { received: true, ignored: 'already combined into a started execution' },
+		});
 	}
 	if (heldCount >= burstLimits.maxHeldPerProcess) return undefined;
 	const quietMs = Math.min(seconds, MAX_QUIET_SECONDS) * 1000;

@@ -2,7 +2,14 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { chatKey, chatKeys } from '../shared/chatIds';
 import type { ListenerContext } from '../shared/processKey';
-import { AccountTable, packAfter, packNumber, readPacked, unpackAfter, unpackNumber } from '../shared/sharedWebhook/accountTable';
+import {
+	AccountTable,
+	packAfter,
+	packNumber,
+	readPacked,
+	unpackAfter,
+	unpackNumber,
+} from '../shared/sharedWebhook/accountTable';
 import { pauseCommandSchema, type PauseCommand } from '../shared/sharedWebhook/pauseCommand';
 import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookState';
 import { pauseSettings, type PauseSettings } from './triggerSettings';
@@ -40,10 +47,14 @@ const table = new AccountTable<PauseEntry>({
 	rowsField: 'pauseRows',
 	revField: 'pausesRev',
 	// `until` as "E" (ended), "F" (until resumed) or its distance from `at`: about 34 bytes a pause.
-	encode: (p) => [packNumber(p.at), p.until === 0 ? 'E' : p.until === FOREVER ? 'F' : packAfter(p.at, p.until)],
+	encode: (p) => [
+		packNumber(p.at),
+		p.until === 0 ? 'E' : p.until === FOREVER ? 'F' : packAfter(p.at, p.until),
+	],
 	decode: ([packedAt, packedUntil]) => {
 		const at = unpackNumber(packedAt ?? '');
-		const until = packedUntil === 'E' ? 0 : packedUntil === 'F' ? FOREVER : unpackAfter(at, packedUntil ?? '');
+		const until =
+			packedUntil === 'E' ? 0 : packedUntil === 'F' ? FOREVER : unpackAfter(at, packedUntil ?? '');
 		return Number.isFinite(at) && Number.isFinite(until) ? { at, until } : undefined;
 	},
 	// The newer of two entries for one chat (by when the person's message was sent).
@@ -80,7 +91,9 @@ export function applyChatPause(
 	if (body.type !== 'message.received') return undefined;
 	const isGroup = message.group !== undefined && message.group !== null;
 	// A pause given by the action node for a phone number is kept under its digits (chatIds.ts).
-	const paused = chatKeys(chat, isGroup).some((key) => (table.get(context, state, key)?.until ?? 0) > now);
+	const paused = chatKeys(chat, isGroup).some(
+		(key) => (table.get(context, state, key)?.until ?? 0) > now,
+	);
 	return paused ? PAUSED : undefined;
 }
 
@@ -89,13 +102,18 @@ export function applyChatPause(
  * paused until `minutes` after it was sent, or (the resume keyword) ended. Undefined for any
  * other event.
  */
-export function personsPause(body: IDataObject, settings: PauseSettings, now = Date.now()): { chat: string; entry: PauseEntry } | undefined {
+export function personsPause(
+	body: IDataObject,
+	settings: PauseSettings,
+	now = Date.now(),
+): { chat: string; entry: PauseEntry } | undefined {
 	const message = body.message as IDataObject | undefined;
 	const chat = typeof message?.chatId === 'string' ? message.chatId : undefined;
 	if (body.type !== 'message.sent' || !message || !chat) return undefined;
 	const origin = message.origin;
 	// No origin says nothing about who typed it: it pauses nothing.
-	if (typeof origin !== 'string' || settings.apiOrigins.includes(origin.trim().toLowerCase())) return undefined;
+	if (typeof origin !== 'string' || settings.apiOrigins.includes(origin.trim().toLowerCase()))
+		return undefined;
 	const at = sentAt(body, message, now);
 	const text = typeof message.text === 'string' ? message.text.trim().toLowerCase() : '';
 	const ended = settings.keyword !== '' && text === settings.keyword;
@@ -107,9 +125,15 @@ export function personsPause(body: IDataObject, settings: PauseSettings, now = D
  * (pauseCommand.ts): applied like a person's message from the phone, if this trigger has the
  * option on. The answer tells the action node whether it was applied, and why not.
  */
-export function applyPauseCommand(context: IWebhookFunctions & ListenerContext, state: WebhookState, bodyText: string, now = Date.now()): IDataObject {
+export function applyPauseCommand(
+	context: IWebhookFunctions & ListenerContext,
+	state: WebhookState,
+	bodyText: string,
+	now = Date.now(),
+): IDataObject {
 	const settings = pauseSettings(context);
-	if (!settings) return { applied: false, reason: 'Pause When a Person Replies is off in this trigger' };
+	if (!settings)
+		return { applied: false, reason: 'Pause When a Person Replies is off in this trigger' };
 	let command: PauseCommand;
 	try {
 		command = pauseCommandSchema.parse(JSON.parse(bodyText));
@@ -119,11 +143,11 @@ export function applyPauseCommand(context: IWebhookFunctions & ListenerContext, 
 	const at = Math.min(command.at, now);
 	const minutes = command.minutes ?? settings.minutes;
 	// `until`: this trigger's own hand-off of a person's pause (pauseSaving.ts) gives the exact end.
-	const until = command.until ?? (!command.pause ? 0 : minutes === 0 ? FOREVER : at + minutes * 60_000);
+	const until =
+		command.until ?? (!command.pause ? 0 : minutes === 0 ? FOREVER : at + minutes * 60_000);
 	record(context, state, chatKey(command.chat), { at, until }, now);
 	return { applied: true };
 }
-
 
 /** When the person sent it: the event's time (never later than now), else its arrival. */
 function sentAt(body: IDataObject, message: IDataObject, now: number): number {
@@ -135,11 +159,21 @@ function sentAt(body: IDataObject, message: IDataObject, now: number): number {
 }
 
 /** Writes back the pauses this process holds that another process's save dropped (accountTable.ts `repair`). */
-export function repairPauses(context: ListenerContext, state: WebhookState, now = Date.now()): boolean {
+export function repairPauses(
+	context: ListenerContext,
+	state: WebhookState,
+	now = Date.now(),
+): boolean {
 	return table.repair(context, state, now);
 }
 
 /** Adds the chat's entry to this process's copy and to static data (the newer entry wins). */
-function record(context: ListenerContext, state: WebhookState, chat: string, entry: PauseEntry, now: number) {
+function record(
+	context: ListenerContext,
+	state: WebhookState,
+	chat: string,
+	entry: PauseEntry,
+	now: number,
+) {
 	table.write(context, state, [[chat, entry]], now);
 }

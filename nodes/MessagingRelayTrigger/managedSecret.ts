@@ -64,11 +64,18 @@ export async function keepManagedSecret(context: IHookFunctions, state: WebhookS
 }
 
 /** The secret a delivery is compared with, in constant time by the caller ('' when the credential has none). */
-export async function managedSecretFor(context: IWebhookFunctions, provided: unknown): Promise<string> {
+export async function managedSecretFor(
+	context: IWebhookFunctions,
+	provided: unknown,
+): Promise<string> {
 	const arrived = readsStarted;
 	const record = knownFor(context);
 	const last = record.last;
-	if (last && Date.now() - last.startedAt < managedSecretPolicy.rereadAfterMs && serviceSecretMatches(provided, { secret: last.secret })) {
+	if (
+		last &&
+		Date.now() - last.startedAt < managedSecretPolicy.rereadAfterMs &&
+		serviceSecretMatches(provided, { secret: last.secret })
+	) {
 		return last.secret;
 	}
 	return (await readAfter(context, record, arrived)).secret;

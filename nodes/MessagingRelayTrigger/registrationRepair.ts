@@ -58,12 +58,18 @@ function cronFor(interval: string): CronExpression | undefined {
 
 /** What the log and the error say for each registration the repair registers again. */
 const REPAIRED = {
-	lost: ['the service lost the webhook registration', "The Messaging Relay service no longer has this trigger's webhook registration"],
+	lost: [
+		'the service lost the webhook registration',
+		"The Messaging Relay service no longer has this trigger's webhook registration",
+	],
 	inactive: [
 		'the service marked the webhook registration inactive',
 		"The Messaging Relay service marked this trigger's webhook inactive (it delivers no events to it)",
 	],
-	'not listed': ["the account's shared webhook no longer lists this trigger", "The account's shared webhook no longer lists this trigger"],
+	'not listed': [
+		"the account's shared webhook no longer lists this trigger",
+		"The account's shared webhook no longer lists this trigger",
+	],
 } as const;
 
 /**
@@ -71,7 +77,10 @@ const REPAIRED = {
  * trigger response. In manual mode (a test event) it is not called; see testEventPassThrough.
  */
 export function startRegistrationRepair(this: ITriggerFunctions): ITriggerResponse {
-	const interval = this.getNodeParameter('options.repairInterval', DEFAULT_REPAIR_INTERVAL) as string;
+	const interval = this.getNodeParameter(
+		'options.repairInterval',
+		DEFAULT_REPAIR_INTERVAL,
+	) as string;
 	const expression = cronFor(interval);
 	if (isManagedElsewhere(this) || !expression) return {};
 
@@ -84,7 +93,10 @@ export function startRegistrationRepair(this: ITriggerFunctions): ITriggerRespon
 }
 
 /** One published trigger's check, with what it remembers between ticks (what it already reported). */
-export function registrationCheck(context: ITriggerFunctions): { check: () => Promise<void>; stop: () => void } {
+export function registrationCheck(context: ITriggerFunctions): {
+	check: () => Promise<void>;
+	stop: () => void;
+} {
 	const node = context.getNode();
 	let stopped = false;
 	let checking = false;
@@ -100,26 +112,28 @@ export function registrationCheck(context: ITriggerFunctions): { check: () => Pr
 			if (result.kind === 'lost' || result.kind === 'inactive' || result.kind === 'not listed') {
 				stopped = true;
 				const [what, message] = REPAIRED[result.kind];
-				context.logger.warn(`Messaging Relay Trigger "${node.name}": ${what}; publishing the workflow again to register it`);
+				context.logger.warn(
+					`Messaging Relay Trigger "${node.name}": ${what}; publishing the workflow again to register it`,
+				);
 				context.emitError(
-					new NodeOperationError(
-						node,
-						message,
-						{
-							description:
-								'n8n publishes the workflow again in a moment, which registers the webhook again (the other workflows of the account keep receiving). Events the service tried to deliver to this workflow in the meantime were not received.',
-						},
-					),
+					new NodeOperationError(node, message, {
+						description:
+							'n8n publishes the workflow again in a moment, which registers the webhook again (the other workflows of the account keep receiving). Events the service tried to deliver to this workflow in the meantime were not received.',
+					}),
 				);
 			} else if (result.kind === 'elsewhere') {
 				if (result.url === reportedUrl) return;
 				reportedUrl = result.url;
 				saveFailedExecution(
 					context,
-					new NodeOperationError(node, `The account's webhook now points at ${result.url}, not at this trigger`, {
-						description:
-							'Someone or something set the account\'s one webhook to another URL, so this workflow receives no events. The trigger does not take it over. To receive events here again, publish this workflow again with "Replace Existing Webhook" on (the receiver at that URL then stops getting events).',
-					}),
+					new NodeOperationError(
+						node,
+						`The account's webhook now points at ${result.url}, not at this trigger`,
+						{
+							description:
+								'Someone or something set the account\'s one webhook to another URL, so this workflow receives no events. The trigger does not take it over. To receive events here again, publish this workflow again with "Replace Existing Webhook" on (the receiver at that URL then stops getting events).',
+						},
+					),
 				);
 			} else {
 				reportedUrl = undefined;
@@ -127,7 +141,9 @@ export function registrationCheck(context: ITriggerFunctions): { check: () => Pr
 			}
 		} catch (error) {
 			// The service did not answer (5xx, network, 429 beyond the waits): try at the next tick.
-			context.logger.warn(`Messaging Relay Trigger "${node.name}": could not check the webhook registration: ${(error as Error).message}`);
+			context.logger.warn(
+				`Messaging Relay Trigger "${node.name}": could not check the webhook registration: ${(error as Error).message}`,
+			);
 		} finally {
 			checking = false;
 		}
@@ -152,9 +168,14 @@ const MISSED_WHY =
  */
 function missedEventsList(missed: MissedSummary): string {
 	if (!missed.events) return '';
-	const listed = missed.events.map(({ id, type, at }) => `${id}, ${type}, ${new Date(at).toISOString()}`);
+	const listed = missed.events.map(
+		({ id, type, at }) => `${id}, ${type}, ${new Date(at).toISOString()}`,
+	);
 	const notKept = missed.count - missed.events.length;
-	const rest = notKept > 0 ? ` ${notKept} more were missed, counted only (beyond the ${missed.events.length} kept one by one).` : '';
+	const rest =
+		notKept > 0
+			? ` ${notKept} more were missed, counted only (beyond the ${missed.events.length} kept one by one).`
+			: '';
 	return `\n\nMissed events (id, type, when): ${listed.join('; ')}.${rest}`;
 }
 
@@ -174,9 +195,13 @@ async function reportMissedEvents(context: ITriggerFunctions, holderUrl: string)
 	const to = new Date(missed.lastAt).toISOString();
 	saveFailedExecution(
 		context,
-		new NodeOperationError(context.getNode(), `This workflow missed ${missed.count} event(s) while it could not take them (${from} to ${to}): ${types.join(', ')}`, {
-			description: MISSED_WHY + missedEventsList(missed),
-		}),
+		new NodeOperationError(
+			context.getNode(),
+			`This workflow missed ${missed.count} event(s) while it could not take them (${from} to ${to}): ${types.join(', ')}`,
+			{
+				description: MISSED_WHY + missedEventsList(missed),
+			},
+		),
 	);
 	await confirmReported(context, holderUrl, missed.upTo);
 }

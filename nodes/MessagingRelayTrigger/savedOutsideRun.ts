@@ -33,9 +33,16 @@ export async function saveOutsideRun(
 ): Promise<IWebhookResponseData> {
 	// A test listener's static data is never saved; a request that starts no run is saved by n8n.
 	if (!response.workflowData || context.getMode() === 'manual') return response;
-	const noted = unsaved.pause ? personsPause(unsaved.pause.body, unsaved.pause.settings) : undefined;
+	const noted = unsaved.pause
+		? personsPause(unsaved.pause.body, unsaved.pause.settings)
+		: undefined;
 	if (noted) {
-		const command: PauseCommand = { chat: noted.chat, pause: noted.entry.until > 0, at: noted.entry.at, until: noted.entry.until };
+		const command: PauseCommand = {
+			chat: noted.chat,
+			pause: noted.entry.until > 0,
+			at: noted.entry.at,
+			until: noted.entry.until,
+		};
 		if (!(await toOwnUrl(context, state, 'pause', command, 'applied'))) {
 			context.logger.warn(
 				`Messaging Relay Trigger: the pause of chat ${noted.chat} (a person wrote from the phone) is kept in this n8n process only, not saved: a restart forgets it. Pause the chat again with Message → Pause Automatic Replies if it must hold.`,
@@ -46,11 +53,24 @@ export async function saveOutsideRun(
 	const now = Date.now();
 	// Saved as ended: kept an hour (a late redelivery of its reply), then it goes. Not saved, it is
 	// offered the chat's next message again and dropped again: no harm, one request more.
-	for (const wait of unsaved.droppedWaits) await toOwnUrl(context, state, 'wait', { ...wait, until: Math.min(wait.until, now) }, 'recorded');
+	for (const wait of unsaved.droppedWaits)
+		await toOwnUrl(
+			context,
+			state,
+			'wait',
+			{ ...wait, until: Math.min(wait.until, now) },
+			'recorded',
+		);
 	return response;
 }
 
-async function toOwnUrl(context: IWebhookFunctions, state: WebhookState, op: ShareOp, body: object, done: string): Promise<boolean> {
+async function toOwnUrl(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	op: ShareOp,
+	body: object,
+	done: string,
+): Promise<boolean> {
 	const url = webhookResourceUrl(context);
 	if (!url || !state.shareKey) return false;
 	const answer = await sendHandoff(context, state.shareKey, op, url, JSON.stringify(body));

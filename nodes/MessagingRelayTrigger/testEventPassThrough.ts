@@ -22,7 +22,10 @@ import { processKey } from '../shared/processKey';
 const pending = new Map<string, INodeExecutionData[][]>();
 
 /** Wraps what webhook() returns: a test event's data is kept for trigger(). */
-export function rememberTestEvent(context: IWebhookFunctions, response: IWebhookResponseData): IWebhookResponseData {
+export function rememberTestEvent(
+	context: IWebhookFunctions,
+	response: IWebhookResponseData,
+): IWebhookResponseData {
 	if (context.getMode() === 'manual' && response.workflowData) {
 		pending.set(processKey(context), response.workflowData as INodeExecutionData[][]);
 	}

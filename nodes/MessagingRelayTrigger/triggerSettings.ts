@@ -18,7 +18,9 @@ export function isManagedElsewhere(context: Pick<IWebhookFunctions, 'getNodePara
 
 /** Acknowledge Events: whether n8n answers this delivery when its execution has ended. */
 export function answersAtRunEnd(context: IWebhookFunctions): boolean {
-	return context.getNodeParameter('acknowledge', ACKNOWLEDGE.whenStarted) === ACKNOWLEDGE.whenFinished;
+	return (
+		context.getNodeParameter('acknowledge', ACKNOWLEDGE.whenStarted) === ACKNOWLEDGE.whenFinished
+	);
 }
 
 /** The trigger's "Options" that filter events, as the user set them. */
@@ -34,9 +36,14 @@ interface FilterOptions {
  * undefined when it does. Works on the raw body, so the same rules apply to valid, invalid and
  * unknown events. The reason is what the service's 200 answer says (`ignored`).
  */
-export function whyIgnored(context: IWebhookFunctions, body: IDataObject, now = Date.now()): string | undefined {
+export function whyIgnored(
+	context: IWebhookFunctions,
+	body: IDataObject,
+	now = Date.now(),
+): string | undefined {
 	const events = context.getNodeParameter('events', []) as string[];
-	if (!events.includes(ALL_EVENTS) && !events.includes(body.type as string)) return 'event type not selected';
+	if (!events.includes(ALL_EVENTS) && !events.includes(body.type as string))
+		return 'event type not selected';
 	const options = context.getNodeParameter('options', {}) as FilterOptions;
 
 	const wanted = (options.channelIds ?? '')
@@ -55,7 +62,8 @@ export function whyIgnored(context: IWebhookFunctions, body: IDataObject, now = 
 	}
 
 	const message = body.message as IDataObject | undefined;
-	if (message && typeof message === 'object' && isIgnoredChat(message, options.ignoreChats ?? '')) return 'chat ignored';
+	if (message && typeof message === 'object' && isIgnoredChat(message, options.ignoreChats ?? ''))
+		return 'chat ignored';
 
 	const chatType = options.chatType ?? 'all';
 	if (chatType !== 'all' && message && typeof message === 'object') {
@@ -79,7 +87,9 @@ export function isIgnoredChat(message: IDataObject, list: string): boolean {
 	if (entries.length === 0) return false;
 	const chatId = typeof message.chatId === 'string' ? message.chatId : '';
 	const isGroup = message.group !== undefined && message.group !== null;
-	const phones = isGroup ? [] : [phoneDigits(chatId), phoneDigits(message.from)].filter((d) => d !== undefined);
+	const phones = isGroup
+		? []
+		: [phoneDigits(chatId), phoneDigits(message.from)].filter((d) => d !== undefined);
 	return entries.some((entry) => {
 		if (entry === chatId) return true;
 		const digits = phoneDigits(entry);

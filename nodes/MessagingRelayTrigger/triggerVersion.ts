@@ -37,7 +37,9 @@ import { checkExists, create, deleteRegistration } from './webhookLifecycle';
 import { whoIsCalling } from './whoIsCalling';
 
 /** The service's 200 for an event that starts nothing here, and why. */
-const acknowledged = (ignored: string): IWebhookResponseData => ({ webhookResponse: { received: true, ignored } });
+const acknowledged = (ignored: string): IWebhookResponseData => ({
+	webhookResponse: { received: true, ignored },
+});
 
 const RETRY = { 'Retry-After': '5' };
 
@@ -57,8 +59,12 @@ export class MessagingRelayTriggerVersion implements INodeType {
 			outputs: [NodeConnectionTypes.Main, NodeConnectionTypes.Main],
 			outputNames: ['Events', 'Invalid Events'],
 			// Literals, as in MessagingRelay.node.ts (the scan reads them there).
-			credentials: [{ name: 'messagingRelayApi', required: true, testedBy: 'messagingRelayApiTest' }],
-			webhooks: [{ name: 'default', httpMethod: 'POST', path: 'webhook', ...answerFields(versions) }],
+			credentials: [
+				{ name: 'messagingRelayApi', required: true, testedBy: 'messagingRelayApiTest' },
+			],
+			webhooks: [
+				{ name: 'default', httpMethod: 'POST', path: 'webhook', ...answerFields(versions) },
+			],
 			properties: triggerProperties,
 		};
 	}
@@ -109,7 +115,11 @@ export class MessagingRelayTriggerVersion implements INodeType {
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
 		if (isClosing(this)) {
-			return answerRequest(this, { status: 503, body: { error: 'n8n is stopping this workflow; deliver the event again shortly' }, headers: RETRY });
+			return answerRequest(this, {
+				status: 503,
+				body: { error: 'n8n is stopping this workflow; deliver the event again shortly' },
+				headers: RETRY,
+			});
 		}
 		// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
 		const manual = this.getMode() === 'manual';
@@ -125,33 +135,53 @@ export class MessagingRelayTriggerVersion implements INodeType {
 		if (caller.kind === 'answered') return answerRequest(this, caller.answer);
 
 		// 2. What arrived: the event, its text and its delivery id, read once.
-		const arrival = await whatArrived(this.getRequestObject(), caller.kind === 'trigger' ? caller.bodyText : undefined);
-		if (arrival.kind === 'refused') return answerRequest(this, { status: arrival.status, body: { error: arrival.error } });
+		const arrival = await whatArrived(
+			this.getRequestObject(),
+			caller.kind === 'trigger' ? caller.bodyText : undefined,
+		);
+		if (arrival.kind === 'refused')
+			return answerRequest(this, { status: arrival.status, body: { error: arrival.error } });
 		const { delivery } = arrival;
 		const type = String(delivery.body.type ?? 'unknown');
 
 		// 3. Whether this trigger wants it (its Events and filters, and whether a person took the
 		//    chat over from the phone), and whether it runs now or is held to be combined with the
 		//    messages that follow it. A person's message is noted whatever this trigger selects.
-		const pause = delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(type) ? pauseSettings(this) : undefined;
+		const pause =
+			delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(type) ? pauseSettings(this) : undefined;
 		const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
 		const ignored = whyIgnored(this, delivery.body) ?? paused;
 		const combineWithin = delivery.kind === 'valid' ? combineSeconds(this, delivery.event) : 0;
 		const runsNow = !ignored && !(combineWithin > 0 && canHoldAnother());
 
 		// What n8n will not save if this request starts a run (savedOutsideRun.ts).
-		const unsaved: UnsavedWrites = { pause: pause && { body: delivery.body, settings: pause }, droppedWaits: [] };
+		const unsaved: UnsavedWrites = {
+			pause: pause && { body: delivery.body, settings: pause },
+			droppedWaits: [],
+		};
 
 		// 3b. A contact's answer to a run that waits for it (Send and Wait for Reply): the holder
 		//     offers it to that run first; taken, it is not a new message for the triggers.
-		if (caller.kind === 'service' && delivery.kind === 'valid' && type === 'message.received' && !waits.isEmpty(this, state)) {
+		if (
+			caller.kind === 'service' &&
+			delivery.kind === 'valid' &&
+			type === 'message.received' &&
+			!waits.isEmpty(this, state)
+		) {
 			const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id);
 			if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.dropped ?? [];
 			if (reply.kind === 'retry later') {
-				return answerRequest(this, { status: 503, body: { error: 'A run waiting for this reply could not take it yet' }, headers: RETRY });
+				return answerRequest(this, {
+					status: 503,
+					body: { error: 'A run waiting for this reply could not take it yet' },
+					headers: RETRY,
+				});
 			}
 			if (reply.kind === 'answered a waiting run' && !reply.passOn) {
-				return answerRequest(this, { status: 200, body: { received: true, answered: 'a waiting run' } });
+				return answerRequest(this, {
+					status: 200,
+					body: { received: true, answered: 'a waiting run' },
+				});
 			}
 		}
 
@@ -163,22 +193,39 @@ export class MessagingRelayTriggerVersion implements INodeType {
 			const shared = await shareDelivery(this, state, caller.kind, event, runsNow, !atRunEnd);
 			if (shared.kind === 'ran before') return acknowledged(shared.reason);
 			if (shared.kind === 'still running') {
-				return answerRequest(this, { status: 503, body: { error: 'This workflow is still running the event; it answers once the execution has ended' }, headers: RETRY });
+				return answerRequest(this, {
+					status: 503,
+					body: {
+						error:
+							'This workflow is still running the event; it answers once the execution has ended',
+					},
+					headers: RETRY,
+				});
 			}
 			if (shared.kind === 'retry later') {
 				// Answering at the run's end, the holder runs the event with the others at the
 				// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
 				const own = shared.runSelf ? await emit(this, delivery, combineWithin) : {};
 				const kept = await saved(this, state, unsaved, own);
-				const busy = { status: 503, body: { error: 'A workflow sharing this webhook could not take the event yet' }, headers: RETRY };
-				return remembered(this, answerRequest(this, busy, kept.workflowData as INodeExecutionData[][] | undefined));
+				const busy = {
+					status: 503,
+					body: { error: 'A workflow sharing this webhook could not take the event yet' },
+					headers: RETRY,
+				};
+				return remembered(
+					this,
+					answerRequest(this, busy, kept.workflowData as INodeExecutionData[][] | undefined),
+				);
 			}
 		}
 
 		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
 		//    What steps 3 and 3b wrote is saved by requests of their own (savedOutsideRun.ts).
 		if (ignored) return acknowledged(ignored);
-		return remembered(this, await saved(this, state, unsaved, await emit(this, delivery, combineWithin)));
+		return remembered(
+			this,
+			await saved(this, state, unsaved, await emit(this, delivery, combineWithin)),
+		);
 	}
 }
 
@@ -193,13 +240,21 @@ function sharesTheWebhook(context: IWebhookFunctions, state: WebhookState): bool
 }
 
 /** What steps 3 and 3b wrote that n8n would not save with a run (savedOutsideRun.ts). */
-async function saved(context: IWebhookFunctions, state: WebhookState, unsaved: UnsavedWrites, response: IWebhookResponseData) {
+async function saved(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	unsaved: UnsavedWrites,
+	response: IWebhookResponseData,
+) {
 	if (!unsaved.pause && unsaved.droppedWaits.length === 0) return response;
 	return await saveOutsideRun(context, state, unsaved, response);
 }
 
 /** A test event's data is kept for trigger() (testEventPassThrough.ts). */
-function remembered(context: IWebhookFunctions, response: IWebhookResponseData): IWebhookResponseData {
+function remembered(
+	context: IWebhookFunctions,
+	response: IWebhookResponseData,
+): IWebhookResponseData {
 	return context.getMode() === 'manual' ? rememberTestEvent(context, response) : response;
 }
 
@@ -207,12 +262,19 @@ function remembered(context: IWebhookFunctions, response: IWebhookResponseData):
  * The execution's items. The service is answered 200 {"received":true} once it has started, or an
  * empty 200 once it has ended ("Acknowledge Events", acknowledgement.ts).
  */
-async function emit(context: IWebhookFunctions, delivery: ReadableDelivery, combineWithin: number): Promise<IWebhookResponseData> {
+async function emit(
+	context: IWebhookFunctions,
+	delivery: ReadableDelivery,
+	combineWithin: number,
+): Promise<IWebhookResponseData> {
 	const webhookResponse = { received: true };
 	if (delivery.kind === 'valid') {
 		const item = eventItem(delivery.event);
 		// "Combine Messages Within": a held message is answered only once its execution is saved.
-		const combined = combineWithin > 0 ? await combineBurst(context, delivery.event, item, webhookResponse, combineWithin) : undefined;
+		const combined =
+			combineWithin > 0
+				? await combineBurst(context, delivery.event, item, webhookResponse, combineWithin)
+				: undefined;
 		if (combined) return combined;
 		return { webhookResponse, workflowData: [[{ json: item }], []] };
 	}

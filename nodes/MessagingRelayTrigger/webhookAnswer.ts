@@ -41,8 +41,12 @@ const answerAt = {
 	// "When the Workflow Finishes": answered when the execution has ended, with an empty 200
 	// (`noData`, webhook-last-node-response-extractor.js:19-24), never the last node's output (it
 	// may hold a reply text or a contact's data). "When the Workflow Starts": as versions 1 and 2.
-	responseMode: fromFunction((parameters) => (parameters.acknowledge === 'whenFinished' ? 'lastNode' : 'onReceived')),
-	responseData: fromFunction((parameters) => (parameters.acknowledge === 'whenFinished' ? 'noData' : '')),
+	responseMode: fromFunction((parameters) =>
+		parameters.acknowledge === 'whenFinished' ? 'lastNode' : 'onReceived',
+	),
+	responseData: fromFunction((parameters) =>
+		parameters.acknowledge === 'whenFinished' ? 'noData' : '',
+	),
 };
 
 /**
@@ -60,6 +64,9 @@ const BY_SETTING = {
 /** The answer fields of the webhook description that these versions share (all below 3, or all 3 and above). */
 export function answerFields(versions: number[]): AnswerFields {
 	const chosen = versions.every((v) => v >= 3);
-	if (!chosen && versions.some((v) => v >= 3)) throw new Error('Versions below 3 and from 3 on answer differently: give them descriptions of their own');
+	if (!chosen && versions.some((v) => v >= 3))
+		throw new Error(
+			'Versions below 3 and from 3 on answer differently: give them descriptions of their own',
+		);
 	return chosen ? BY_SETTING : WHEN_STARTED;
 }

@@ -20,7 +20,8 @@ import { isManagedElsewhere } from './triggerSettings';
 
 async function whoAmI(context: IHookFunctions): Promise<Me> {
 	const url = context.getNodeWebhookUrl('default');
-	if (!url) throw new NodeOperationError(context.getNode(), 'n8n did not give this trigger a webhook URL');
+	if (!url)
+		throw new NodeOperationError(context.getNode(), 'n8n did not give this trigger a webhook URL');
 	const { apiKey } = await context.getCredentials(CREDENTIAL_NAME);
 	return { url, key: deriveShareKey(String(apiKey ?? '')), isTest: context.getMode() === 'manual' };
 }

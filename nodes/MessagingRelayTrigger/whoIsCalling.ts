@@ -24,14 +24,25 @@ export type Caller =
 	/** Refused, or a hand-off that is answered without an execution (a ping, a takeover). */
 	| { kind: 'answered'; answer: Answer };
 
-export async function whoIsCalling(context: IWebhookFunctions, state: WebhookState): Promise<Caller> {
+export async function whoIsCalling(
+	context: IWebhookFunctions,
+	state: WebhookState,
+): Promise<Caller> {
 	const headers = context.getHeaderData() as Record<string, unknown>;
 	if (headers[HANDOFF_HEADERS.version] !== undefined) {
 		const bodyText = rawBodyText(context.getRequestObject());
 		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
 		if (outcome.kind === 'event') return { kind: 'trigger', bodyText };
 		// Answered once n8n saved it: "applied" means in the database (pauseSaving.ts relies on it).
-		if (outcome.kind === 'pause') return { kind: 'answered', answer: { status: 200, body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) }, afterSave: true } };
+		if (outcome.kind === 'pause')
+			return {
+				kind: 'answered',
+				answer: {
+					status: 200,
+					body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) },
+					afterSave: true,
+				},
+			};
 		return { kind: 'answered', answer: outcome };
 	}
 
@@ -44,10 +55,19 @@ export async function whoIsCalling(context: IWebhookFunctions, state: WebhookSta
 		// to retry rather than accept an unverifiable event.
 		return refused(503, 'Webhook secret not configured yet', { 'Retry-After': '5' });
 	}
-	if (serviceSecretMatches(provided, held ? { sha256: held.digest } : { secret: managed })) return { kind: 'service' };
+	if (serviceSecretMatches(provided, held ? { sha256: held.digest } : { secret: managed }))
+		return { kind: 'service' };
 	// The service may already sign with the secret of a registration n8n has not saved yet.
-	if (typeof provided === 'string' && !managedElsewhere && (await unsavedRegistration(context, state, provided)) !== 'none') {
-		return refused(503, 'This trigger registered its webhook a moment ago; deliver the event again shortly', { 'Retry-After': '2' });
+	if (
+		typeof provided === 'string' &&
+		!managedElsewhere &&
+		(await unsavedRegistration(context, state, provided)) !== 'none'
+	) {
+		return refused(
+			503,
+			'This trigger registered its webhook a moment ago; deliver the event again shortly',
+			{ 'Retry-After': '2' },
+		);
 	}
 	return refused(401, 'Invalid or missing x-service-secret');
 }

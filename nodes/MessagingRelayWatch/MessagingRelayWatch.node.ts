@@ -38,7 +38,9 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, '');
 function urlMatchers(context: IPollFunctions, expected: string) {
 	const base = withoutTrailingSlash(context.getInstanceBaseUrl());
 	const matches = (url: string) =>
-		expected ? withoutTrailingSlash(url) === withoutTrailingSlash(expected) : url.startsWith(`${base}/webhook/`);
+		expected
+			? withoutTrailingSlash(url) === withoutTrailingSlash(expected)
+			: url.startsWith(`${base}/webhook/`);
 	const receivers = (url: string): string[] => {
 		const registration = parseRegistration(url);
 		if (!registration?.shared) return [url];

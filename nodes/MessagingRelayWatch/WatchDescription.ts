@@ -36,7 +36,7 @@ export const watchProperties: INodeProperties[] = [
 		type: 'boolean',
 		default: true,
 		description:
-			'Whether to emit when the account\'s webhook no longer points at this n8n (gone, inactive or another URL) and when it is back. Needs the webhooks:manage scope; turn it off for a read-only key.',
+			"Whether to emit when the account's webhook no longer points at this n8n (gone, inactive or another URL) and when it is back. Needs the webhooks:manage scope; turn it off for a read-only key.",
 	},
 	{
 		displayName: 'Options',
@@ -52,7 +52,7 @@ export const watchProperties: INodeProperties[] = [
 				default: '',
 				placeholder: 'https://n8n.example.com/webhook/…/webhook',
 				description:
-					'The Production URL of the Messaging Relay Trigger that should receive this account\'s events. Empty: any production webhook URL of this n8n (its address followed by /webhook/) counts.',
+					"The Production URL of the Messaging Relay Trigger that should receive this account's events. Empty: any production webhook URL of this n8n (its address followed by /webhook/) counts.",
 				displayOptions: { show: { '/watchWebhook': [true] } },
 			},
 			{

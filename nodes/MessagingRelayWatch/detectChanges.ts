@@ -50,7 +50,11 @@ function offlineSinceEstimate(number: RelayNumber, now: number): string {
 
 function numberView(number: WatchedNumber | undefined): IDataObject | null {
 	if (!number) return null;
-	return { status: number.status, phoneOnline: number.phoneOnline, offlineSince: number.offlineSince };
+	return {
+		status: number.status,
+		phoneOnline: number.phoneOnline,
+		offlineSince: number.offlineSince,
+	};
 }
 
 function webhookView(webhook: WatchedWebhook | null | undefined): IDataObject | null {
@@ -104,20 +108,35 @@ export function detectChanges(
 			name: number.displayName || number.id,
 			phone: number.pairedNumber ?? number.declaredNumber ?? null,
 			status: number.status ?? null,
-			phoneOnline: typeof number.health?.phoneOnline === 'boolean' ? number.health.phoneOnline : null,
+			phoneOnline:
+				typeof number.health?.phoneOnline === 'boolean' ? number.health.phoneOnline : null,
 			offlineSince: prior?.offlineSince ?? null,
 			offlineAlerted: prior?.offlineAlerted ?? false,
 			silentAlerted: prior?.silentAlerted ?? false,
 		};
 		const label = numberLabel(current);
 		const report = (change: ChangeKind, problem: boolean, message: string) =>
-			add(change, problem, message, number.id, current.name, numberView(prior), numberView(current), number);
+			add(
+				change,
+				problem,
+				message,
+				number.id,
+				current.name,
+				numberView(prior),
+				numberView(current),
+				number,
+			);
 
 		// Status: a new value is always news; at start only the one that needs action.
 		if (baseline) {
-			if (current.status === NEEDS_RELINK) report('number.status_changed', true, alertText.needsRelinkAtStart(label));
+			if (current.status === NEEDS_RELINK)
+				report('number.status_changed', true, alertText.needsRelinkAtStart(label));
 		} else if (!prior) {
-			report('number.added', current.status === NEEDS_RELINK, alertText.added(label, current.status));
+			report(
+				'number.added',
+				current.status === NEEDS_RELINK,
+				alertText.added(label, current.status),
+			);
 		} else if (prior.status !== current.status) {
 			report(
 				'number.status_changed',
@@ -141,7 +160,11 @@ export function detectChanges(
 		} else if (current.phoneOnline === true) {
 			if (prior?.offlineAlerted) {
 				const since = parseTime(prior.offlineSince);
-				report('number.phone_online', false, alertText.phoneOnline(label, since === undefined ? null : now - since));
+				report(
+					'number.phone_online',
+					false,
+					alertText.phoneOnline(label, since === undefined ? null : now - since),
+				);
 			}
 			current.offlineSince = null;
 			current.offlineAlerted = false;
@@ -154,10 +177,12 @@ export function detectChanges(
 		} else if (lastEvent !== undefined) {
 			const silentMs = now - lastEvent;
 			if (silentMs >= settings.silenceMinutes * MINUTE) {
-				if (!current.silentAlerted) report('number.silent', true, alertText.silent(label, silentMs));
+				if (!current.silentAlerted)
+					report('number.silent', true, alertText.silent(label, silentMs));
 				current.silentAlerted = true;
 			} else {
-				if (current.silentAlerted) report('number.events_resumed', false, alertText.eventsResumed(label));
+				if (current.silentAlerted)
+					report('number.events_resumed', false, alertText.eventsResumed(label));
 				current.silentAlerted = false;
 			}
 		}
@@ -168,7 +193,16 @@ export function detectChanges(
 	if (!baseline) {
 		for (const [id, gone] of Object.entries(before)) {
 			if (nextNumbers[id]) continue;
-			add('number.removed', true, alertText.removed(numberLabel(gone)), id, gone.name, numberView(gone), null, null);
+			add(
+				'number.removed',
+				true,
+				alertText.removed(numberLabel(gone)),
+				id,
+				gone.name,
+				numberView(gone),
+				null,
+				null,
+			);
 		}
 	}
 

@@ -41,8 +41,12 @@ interface RawRequest {
  */
 export function contentTypeProblem(request: RawRequest): string | undefined {
 	const header = request.headers?.['content-type'];
-	const type = (Array.isArray(header) ? header[0] : header ?? '').split(';')[0].trim().toLowerCase();
-	if (type === '' || type === 'application/json' || type.endsWith('+json') || type === 'text/plain') return undefined;
+	const type = (Array.isArray(header) ? header[0] : (header ?? ''))
+		.split(';')[0]
+		.trim()
+		.toLowerCase();
+	if (type === '' || type === 'application/json' || type.endsWith('+json') || type === 'text/plain')
+		return undefined;
 	return `Content-Type ${type} is not JSON: the trigger expects a JSON event (send Content-Type: application/json)`;
 }
 
@@ -51,8 +55,11 @@ export function contentTypeProblem(request: RawRequest): string | undefined {
  * n8n parses only the content types it knows (webhook-helpers.js:878-896): a body sent without a
  * Content-Type is left unread. It is read here, up to MAX_BODY_BYTES, so it is judged like any other.
  */
-export async function readUnparsedBody(request: RawRequest & AsyncIterable<unknown> & { readable?: boolean }) {
-	if (request.rawBody !== undefined || request.body !== undefined || request.readable !== true) return;
+export async function readUnparsedBody(
+	request: RawRequest & AsyncIterable<unknown> & { readable?: boolean },
+) {
+	if (request.rawBody !== undefined || request.body !== undefined || request.readable !== true)
+		return;
 	const chunks: Buffer[] = [];
 	let kept = 0;
 	for await (const chunk of request) {
@@ -129,7 +136,8 @@ export function readDelivery(request: RawRequest): Delivery {
 	if (typeof body.type !== 'string' || body.type === '') {
 		return { kind: 'refused', status: 400, error: 'The event has no "type"' };
 	}
-	if (!Object.prototype.hasOwnProperty.call(eventSchemas, body.type)) return { kind: 'unknown', body };
+	if (!Object.prototype.hasOwnProperty.call(eventSchemas, body.type))
+		return { kind: 'unknown', body };
 
 	const parsed = eventSchemas[body.type as EventType].safeParse(body);
 	if (parsed.success) return { kind: 'valid', body, event: parsed.data as RelayEvent };

@@ -48,7 +48,10 @@ export async function cancellableSleep(node: INode, ms: number, signal: AbortSig
 	const until = Date.now() + ms;
 	for (;;) {
 		if (signal?.aborted) {
-			throw new NodeOperationError(node, 'The execution was cancelled while waiting to retry a request');
+			throw new NodeOperationError(
+				node,
+				'The execution was cancelled while waiting to retry a request',
+			);
 		}
 		const left = until - Date.now();
 		if (left <= 0) return;
@@ -57,7 +60,11 @@ export async function cancellableSleep(node: INode, ms: number, signal: AbortSig
 }
 
 /** Waits while a 429 seen by any request of this run is in force. */
-export async function waitForGate(node: INode, gate: RateLimitGate, signal: AbortSignal | undefined) {
+export async function waitForGate(
+	node: INode,
+	gate: RateLimitGate,
+	signal: AbortSignal | undefined,
+) {
 	const left = gate.pausedUntil - Date.now();
 	if (left > 0) await cancellableSleep(node, left, signal);
 }

@@ -1,6 +1,5 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
-
 /**
  * The one check of the service's `x-service-secret`, for every node that receives its deliveries.
  * A node keeps the secret in one of three ways: as typed into the credential (Webhook Managed
@@ -8,7 +7,10 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
  * anyone who reads the workflow), or as an HMAC with the account key (a Send and Wait run that
  * holds it, in its custom data). Every comparison is in constant time.
  */
-export type KeptSecret = { secret: string } | { sha256: string } | { hmacKey: string; check: unknown };
+export type KeptSecret =
+	| { secret: string }
+	| { sha256: string }
+	| { hmacKey: string; check: unknown };
 
 /** SHA-256 (hex) of a webhook secret: what the holder keeps instead of the secret. */
 export function secretDigest(secret: string): string {
@@ -17,7 +19,9 @@ export function secretDigest(secret: string): string {
 
 /** What a waiting run keeps instead of the secret: an HMAC of it with the account key (hex). */
 export function secretCheckOf(key: string, secret: string): string {
-	return createHmac('sha256', Buffer.from(key, 'hex')).update(`messaging-relay/waiting-run-secret\n${secret}`).digest('hex');
+	return createHmac('sha256', Buffer.from(key, 'hex'))
+		.update(`messaging-relay/waiting-run-secret\n${secret}`)
+		.digest('hex');
 }
 
 const HEX_DIGEST = /^[0-9a-f]{64}$/;
@@ -57,8 +61,11 @@ export function keepSecretDigest(state: HeldSecretFields, secret: string) {
  * What the holder knows of the service's current secret, or undefined when it holds none. A secret
  * kept in clear by an earlier version is replaced by its digest (n8n saves the change after the request).
  */
-export function heldSecret(state: HeldSecretFields): { digest: string; length: number } | undefined {
-	if (typeof state.webhookSecret === 'string' && state.webhookSecret !== '') keepSecretDigest(state, state.webhookSecret);
+export function heldSecret(
+	state: HeldSecretFields,
+): { digest: string; length: number } | undefined {
+	if (typeof state.webhookSecret === 'string' && state.webhookSecret !== '')
+		keepSecretDigest(state, state.webhookSecret);
 	if (!state.webhookSecretDigest) return undefined;
 	return { digest: state.webhookSecretDigest, length: state.webhookSecretLength ?? 0 };
 }

@@ -89,7 +89,9 @@ export function networkFailure(error: unknown): { code?: string; message?: strin
 	};
 	const candidates = [seen?.code, seen?.cause?.code, seen?.context?.code, seen?.httpCode];
 	const code = candidates.find((c): c is string => typeof c === 'string' && /^E[A-Z_]+$/.test(c));
-	const message = [seen?.cause?.message, seen?.message].find((m): m is string => typeof m === 'string');
+	const message = [seen?.cause?.message, seen?.message].find(
+		(m): m is string => typeof m === 'string',
+	);
 	return { code, message };
 }
 
@@ -176,7 +178,8 @@ export async function relayApiRequest(
 		const { statusCode } = outcome.response;
 		const rawBody = typeof outcome.response.body === 'string' ? outcome.response.body : '';
 		if (statusCode === 429) {
-			const waitMs = parseRetryAfter(outcome.response.headers?.['retry-after']) ?? backoffMs(attempt);
+			const waitMs =
+				parseRetryAfter(outcome.response.headers?.['retry-after']) ?? backoffMs(attempt);
 			if (retriesLeft && waitMs <= retryPolicy.maxRateLimitWaitMs) {
 				gate.pausedUntil = Math.max(gate.pausedUntil, Date.now() + waitMs);
 				continue;
@@ -247,7 +250,11 @@ function networkError(
 	return new NodeApiError(
 		node,
 		// Not under `code`: NodeApiError would swap our message for its generic one.
-		{ networkCode: failure.code ?? 'unknown', message: failure.message ?? 'request failed', endpoint },
+		{
+			networkCode: failure.code ?? 'unknown',
+			message: failure.message ?? 'request failed',
+			endpoint,
+		},
 		{
 			message: `Could not reach the Messaging Relay API for ${endpoint}: ${words}`,
 			description: unsure
@@ -259,7 +266,13 @@ function networkError(
 	);
 }
 
-function parseBody(node: INode, rawBody: string, statusCode: number, endpoint: string, itemIndex?: number) {
+function parseBody(
+	node: INode,
+	rawBody: string,
+	statusCode: number,
+	endpoint: string,
+	itemIndex?: number,
+) {
 	if (rawBody.trim() === '') return undefined;
 	try {
 		return JSON.parse(rawBody) as unknown;

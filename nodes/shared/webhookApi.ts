@@ -17,7 +17,12 @@ import { relayApiRequest } from './transport';
  * without a URL all mean "no webhook registered".
  */
 
-type WebhookContext = IExecuteFunctions | IHookFunctions | IPollFunctions | ITriggerFunctions | IWebhookFunctions;
+type WebhookContext =
+	| IExecuteFunctions
+	| IHookFunctions
+	| IPollFunctions
+	| ITriggerFunctions
+	| IWebhookFunctions;
 
 export async function readWebhook(
 	this: WebhookContext,

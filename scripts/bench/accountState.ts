@@ -60,9 +60,18 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { applyPauseCommand, pausesInStaticData } from '../../nodes/MessagingRelayTrigger/chatPause';
 import type { ListenerContext } from '../../nodes/shared/processKey';
-import { deriveShareKey, proofFor, signHandoff, type ShareOp } from '../../nodes/shared/sharedWebhook/signedHandoff';
+import {
+	deriveShareKey,
+	proofFor,
+	signHandoff,
+	type ShareOp,
+} from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { waitSchema } from '../../nodes/shared/sendAndWait/wait';
-import { recordWait, WAIT_CAPACITY, waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
+import {
+	recordWait,
+	WAIT_CAPACITY,
+	waitsInStaticData,
+} from '../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import type { N8nClient } from '../../test/support/n8nClient';
 import { waitUntil } from '../../test/support/waitUntil';
@@ -84,7 +93,12 @@ const pad = (n: number) => String(n).padStart(6, '0');
  * (waitingRunUrl.ts signedWaitParams) set in that order, and `signature`, an HMAC-SHA256 (hex) of
  * the path and query (node-execution-context.js:174-187); here with a key of the bench's own.
  */
-export function resumePath(secret: Buffer, executionId: string, nodeId: string, wait: { chat: string; channelId: string; since: number; until: number; passOn?: boolean }): string {
+export function resumePath(
+	secret: Buffer,
+	executionId: string,
+	nodeId: string,
+	wait: { chat: string; channelId: string; since: number; until: number; passOn?: boolean },
+): string {
 	const query = new URLSearchParams({
 		chat: wait.chat,
 		'relay-wait': 'v1',
@@ -98,9 +112,35 @@ export function resumePath(secret: Buffer, executionId: string, nodeId: string, 
 }
 
 /** A wait record, as the `wait` hand-off carries it (sendAndWait.ts builds the same fields). */
-export function waitRecord(secret: Buffer, executionId: string, nodeId: string, fields: { chat: string; since: number; until: number; questionId: string | null; passOn: boolean }): IDataObject {
+export function waitRecord(
+	secret: Buffer,
+	executionId: string,
+	nodeId: string,
+	fields: {
+		chat: string;
+		since: number;
+		until: number;
+		questionId: string | null;
+		passOn: boolean;
+	},
+): IDataObject {
 	const { chat, since, until, questionId, passOn } = fields;
-	return { executionId, resumePath: resumePath(secret, executionId, nodeId, { chat, channelId: CHANNEL, since, until, passOn }), chat, channelId: CHANNEL, since, until, questionId, passOn };
+	return {
+		executionId,
+		resumePath: resumePath(secret, executionId, nodeId, {
+			chat,
+			channelId: CHANNEL,
+			since,
+			until,
+			passOn,
+		}),
+		chat,
+		channelId: CHANNEL,
+		since,
+		until,
+		questionId,
+		passOn,
+	};
 }
 
 /**
@@ -116,7 +156,12 @@ export interface StatePlan {
 	most: number;
 }
 
-export const newPlan = (most: number): StatePlan => ({ secret: randomBytes(32), nodeIds: [randomUUID(), randomUUID(), randomUUID()], now: Date.now(), most });
+export const newPlan = (most: number): StatePlan => ({
+	secret: randomBytes(32),
+	nodeIds: [randomUUID(), randomUUID(), randomUUID()],
+	now: Date.now(),
+	most,
+});
 
 /**
  * The i-th open wait (of runs in three workflows, the oldest asked `plan.most` seconds before
@@ -142,7 +187,10 @@ function openWait(plan: StatePlan, i: number): { body: IDataObject; token: strin
 /** The i-th paused chat: Pause Automatic Replies given in the last 10 minutes, for 12 hours (every tenth until resumed). */
 function pauseOf(plan: StatePlan, i: number): { body: IDataObject; token: string } {
 	const chat = `4917700${pad(i)}@c.us`;
-	return { body: { chat, pause: true, minutes: i % 10 === 0 ? 0 : 720, at: plan.now - (i % 600) * 1_000 }, token: chat };
+	return {
+		body: { chat, pause: true, minutes: i % 10 === 0 ? 0 : 720, at: plan.now - (i % 600) * 1_000 },
+		token: chat,
+	};
 }
 
 /** A trigger's URL as the registration names it (no query), and the account key its API key gives. */
@@ -160,14 +208,27 @@ export const handoffTarget = (registeredUrl: string, apiKey: string): HandoffTar
  * One signed hand-off, as peerClient.ts `sendHandoff` sends it; the trigger's answer, which must
  * be a 200 with the proof that it holds the account key (what the action node requires).
  */
-export async function sendSigned(target: HandoffTarget, op: ShareOp, body: string): Promise<{ answer: IDataObject; ms: number }> {
+export async function sendSigned(
+	target: HandoffTarget,
+	op: ShareOp,
+	body: string,
+): Promise<{ answer: IDataObject; ms: number }> {
 	const { headers, nonce } = signHandoff(target.shareKey, op, target.url.pathname, body);
 	const t0 = process.hrtime.bigint();
-	const response = await fetch(target.url, { method: 'POST', headers: { ...headers, 'content-type': 'application/json' }, body });
+	const response = await fetch(target.url, {
+		method: 'POST',
+		headers: { ...headers, 'content-type': 'application/json' },
+		body,
+	});
 	const answer = (await response.json().catch(() => ({}))) as IDataObject;
 	const ms = Number(process.hrtime.bigint() - t0) / 1e6;
-	if (response.status !== 200 || answer.proof !== proofFor(target.shareKey, nonce, target.url.pathname)) {
-		throw new Error(`bench: the ${op} hand-off got ${response.status} ${JSON.stringify(answer).slice(0, 200)}`);
+	if (
+		response.status !== 200 ||
+		answer.proof !== proofFor(target.shareKey, nonce, target.url.pathname)
+	) {
+		throw new Error(
+			`bench: the ${op} hand-off got ${response.status} ${JSON.stringify(answer).slice(0, 200)}`,
+		);
 	}
 	return { answer, ms };
 }
@@ -175,20 +236,33 @@ export async function sendSigned(target: HandoffTarget, op: ShareOp, body: strin
 /** The trigger's own static data (under its node key) as n8n has it in its database now. */
 export async function nodeState(client: N8nClient, workflowId: string): Promise<IDataObject> {
 	const workflow = await client.api('GET', `/workflows/${workflowId}`);
-	return ((workflow.staticData as Record<string, IDataObject> | null | undefined)?.[nodeKey(TRIGGER_NODE)] ?? {}) as IDataObject;
+	return ((workflow.staticData as Record<string, IDataObject> | null | undefined)?.[
+		nodeKey(TRIGGER_NODE)
+	] ?? {}) as IDataObject;
 }
 
 /** The fields of `after` that are new or other than in `before`. */
 function changed(after: IDataObject, before: IDataObject): IDataObject {
-	return Object.fromEntries(Object.entries(after).filter(([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key])));
+	return Object.fromEntries(
+		Object.entries(after).filter(
+			([key, value]) => JSON.stringify(value) !== JSON.stringify(before[key]),
+		),
+	);
 }
 
 /** `work(i)` for i in [from, to), at most `limit` at once. */
-async function inParallel(from: number, to: number, limit: number, work: (i: number) => Promise<void>) {
+async function inParallel(
+	from: number,
+	to: number,
+	limit: number,
+	work: (i: number) => Promise<void>,
+) {
 	let next = from;
-	await Promise.all(Array.from({ length: Math.min(limit, Math.max(0, to - from)) }, async () => {
-		while (next < to) await work(next++);
-	}));
+	await Promise.all(
+		Array.from({ length: Math.min(limit, Math.max(0, to - from)) }, async () => {
+			while (next < to) await work(next++);
+		}),
+	);
 }
 
 /** A build's states, by size: fields of a trigger's static data, as the trigger wrote them. */
@@ -206,8 +280,11 @@ export interface BuiltStates {
 	seconds: number;
 }
 
-const ascending = (counts: number[]) => [...new Set(counts)].filter((n) => n > 0).sort((a, b) => a - b);
-const fieldsOf = (states: Iterable<IDataObject>) => [...new Set([...states].flatMap((f) => Object.keys(f)))];
+const ascending = (counts: number[]) =>
+	[...new Set(counts)].filter((n) => n > 0).sort((a, b) => a - b);
+const fieldsOf = (states: Iterable<IDataObject>) => [
+	...new Set([...states].flatMap((f) => Object.keys(f))),
+];
 
 /**
  * The trigger as the nodes' code sees it when it takes a hand-off, for the calls it makes then: the
@@ -215,21 +292,27 @@ const fieldsOf = (states: Iterable<IDataObject>) => [...new Set([...states].flat
  * Person Replies" (chatPause.ts `pauseSettings`). Any other parameter throws: the stand-in would
  * not have it as the measured trigger has it.
  */
-function standInTrigger(workflowId: string, pauseOption: IDataObject): IWebhookFunctions & ListenerContext {
+function standInTrigger(
+	workflowId: string,
+	pauseOption: IDataObject,
+): IWebhookFunctions & ListenerContext {
 	const context: ListenerContext & { getNodeParameter(name: string): unknown } = {
 		getWorkflow: () => ({ id: workflowId }),
 		getNode: () => ({ name: TRIGGER_NODE }),
 		getMode: () => 'webhook',
 		getNodeParameter: (name: string) => {
 			if (name === 'options.pauseWhenPersonReplies') return pauseOption;
-			throw new Error(`bench: the nodes' code asked the in-process trigger for its parameter ${name}; give the stand-in (accountState.ts) that parameter as the measured trigger has it`);
+			throw new Error(
+				`bench: the nodes' code asked the in-process trigger for its parameter ${name}; give the stand-in (accountState.ts) that parameter as the measured trigger has it`,
+			);
 		},
 	};
 	return context as unknown as IWebhookFunctions & ListenerContext;
 }
 
 /** The state as n8n saves it and gives the next request: a JSON copy. */
-const savedAndLoaded = (state: WebhookState): WebhookState => JSON.parse(JSON.stringify(state)) as WebhookState;
+const savedAndLoaded = (state: WebhookState): WebhookState =>
+	JSON.parse(JSON.stringify(state)) as WebhookState;
 
 /**
  * Builds the states in this process with the nodes' own code, as a trigger holding the account's
@@ -238,7 +321,12 @@ const savedAndLoaded = (state: WebhookState): WebhookState => JSON.parse(JSON.st
  * own, the pauses one by one, taking it at each of `pausedCounts`. Each state is taken as n8n would
  * save it (a JSON copy), and the build goes on from that copy, as the next request would.
  */
-export function buildInProcess(plan: StatePlan, waitCounts: number[], pausedCounts: number[], pauseOption: IDataObject): BuiltStates {
+export function buildInProcess(
+	plan: StatePlan,
+	waitCounts: number[],
+	pausedCounts: number[],
+	pauseOption: IDataObject,
+): BuiltStates {
 	const started = Date.now();
 	const refused = { waits: 0, paused: 0 };
 	const waits = new Map<number, IDataObject>();
@@ -251,7 +339,8 @@ export function buildInProcess(plan: StatePlan, waitCounts: number[], pausedCoun
 		for (; sent < count; sent++) {
 			// What the trigger does with a `wait` hand-off's body as the holder (receiveHandoff.ts `answerWait`).
 			const wait = waitSchema.parse(JSON.parse(JSON.stringify(openWait(plan, sent).body)));
-			if (!recordWait(waitTrigger, state, wait, Date.now(), WAIT_CAPACITY).recorded) refused.waits++;
+			if (!recordWait(waitTrigger, state, wait, Date.now(), WAIT_CAPACITY).recorded)
+				refused.waits++;
 			// Saved and loaded every 500, as the unit test of 10,000 waits does (n8n does it every request).
 			if (sent % 500 === 499) state = savedAndLoaded(state);
 		}
@@ -266,7 +355,15 @@ export function buildInProcess(plan: StatePlan, waitCounts: number[], pausedCoun
 	for (const count of ascending(pausedCounts)) {
 		for (; given < count; given++) {
 			// What the trigger does with a `pause` hand-off's body (whoIsCalling.ts).
-			if (applyPauseCommand(pauseTrigger, pauses, JSON.stringify(pauseOf(plan, given).body), Date.now()).applied !== true) refused.paused++;
+			if (
+				applyPauseCommand(
+					pauseTrigger,
+					pauses,
+					JSON.stringify(pauseOf(plan, given).body),
+					Date.now(),
+				).applied !== true
+			)
+				refused.paused++;
 			if (given % 500 === 499) pauses = savedAndLoaded(pauses);
 		}
 		pauses = savedAndLoaded(pauses);
@@ -284,16 +381,28 @@ export function buildInProcess(plan: StatePlan, waitCounts: number[], pausedCoun
  * hand-offs (their tokens are in it: n8n saves static data after the trigger has answered,
  * webhook-helpers.js:590-594, live-webhooks.js:144-147).
  */
-export async function buildStates(client: N8nClient, builderId: string, target: HandoffTarget, plan: StatePlan, waitCounts: number[], pausedCounts: number[], concurrency: number): Promise<BuiltStates> {
+export async function buildStates(
+	client: N8nClient,
+	builderId: string,
+	target: HandoffTarget,
+	plan: StatePlan,
+	waitCounts: number[],
+	pausedCounts: number[],
+	concurrency: number,
+): Promise<BuiltStates> {
 	const started = Date.now();
 	const baseline = await nodeState(client, builderId);
 	const refused = { waits: 0, paused: 0 };
 	const settled = async (tokens: string[]) =>
-		await waitUntil('n8n to save the builder\'s state', async () => {
-			const state = await nodeState(client, builderId);
-			const text = JSON.stringify(state);
-			return tokens.every((t) => text.includes(t)) ? state : undefined;
-		}, { timeoutMs: 60_000, intervalMs: 200 });
+		await waitUntil(
+			"n8n to save the builder's state",
+			async () => {
+				const state = await nodeState(client, builderId);
+				const text = JSON.stringify(state);
+				return tokens.every((t) => text.includes(t)) ? state : undefined;
+			},
+			{ timeoutMs: 60_000, intervalMs: 200 },
+		);
 
 	const waits = new Map<number, IDataObject>();
 	const newest = new Map<number, IDataObject>();
@@ -307,7 +416,12 @@ export async function buildStates(client: N8nClient, builderId: string, target: 
 			else refused.waits++;
 		});
 		sent = count;
-		latest = await settled(accepted.sort((a, b) => a - b).slice(-concurrency).map((i) => openWait(plan, i).token));
+		latest = await settled(
+			accepted
+				.sort((a, b) => a - b)
+				.slice(-concurrency)
+				.map((i) => openWait(plan, i).token),
+		);
 		waits.set(count, changed(latest, baseline));
 		newest.set(count, openWait(plan, count - 1).body);
 	}
@@ -321,7 +435,18 @@ export async function buildStates(client: N8nClient, builderId: string, target: 
 			else refused.paused++;
 		});
 		given = count;
-		paused.set(count, changed(await settled(applied.sort((a, b) => a - b).slice(-concurrency).map((i) => pauseOf(plan, i).token)), latest));
+		paused.set(
+			count,
+			changed(
+				await settled(
+					applied
+						.sort((a, b) => a - b)
+						.slice(-concurrency)
+						.map((i) => pauseOf(plan, i).token),
+				),
+				latest,
+			),
+		);
 	}
 	const keys = fieldsOf([...waits.values(), ...paused.values()]);
 	return { waits, newest, paused, keys, refused, seconds: (Date.now() - started) / 1000 };
@@ -334,22 +459,42 @@ export async function buildStates(client: N8nClient, builderId: string, target: 
  * refusals. Returns the sizes compared.
  */
 export function sameStates(built: BuiltStates, sent: BuiltStates): string {
-	const differ = (what: string, detail: string) => new Error(`bench: the state built in this process is not what the hand-offs to a trigger in n8n made, at ${what}: ${detail}`);
-	const compare = <T>(what: string, ours: IDataObject | undefined, theirs: IDataObject, decode: (state: WebhookState) => Record<string, T>) => {
+	const differ = (what: string, detail: string) =>
+		new Error(
+			`bench: the state built in this process is not what the hand-offs to a trigger in n8n made, at ${what}: ${detail}`,
+		);
+	const compare = <T>(
+		what: string,
+		ours: IDataObject | undefined,
+		theirs: IDataObject,
+		decode: (state: WebhookState) => Record<string, T>,
+	) => {
 		if (!ours) throw differ(what, 'the in-process build has no such size');
 		const [a, b] = [Object.keys(ours).sort(), Object.keys(theirs).sort()];
 		if (!isDeepStrictEqual(a, b)) throw differ(what, `fields ${a.join(', ')} vs ${b.join(', ')}`);
 		const [rowsA, rowsB] = [decode(ours as WebhookState), decode(theirs as WebhookState)];
 		const ids = [...new Set([...Object.keys(rowsA), ...Object.keys(rowsB)])];
 		const other = ids.filter((id) => !isDeepStrictEqual(rowsA[id], rowsB[id]));
-		if (other.length) throw differ(what, `${other.length} of ${ids.length} entries differ, e.g. ${other[0]}: ${JSON.stringify(rowsA[other[0]])} vs ${JSON.stringify(rowsB[other[0]])}`);
+		if (other.length)
+			throw differ(
+				what,
+				`${other.length} of ${ids.length} entries differ, e.g. ${other[0]}: ${JSON.stringify(rowsA[other[0]])} vs ${JSON.stringify(rowsB[other[0]])}`,
+			);
 		return `${what} (${ids.length} entries)`;
 	};
 	const compared = [
-		...[...sent.waits].map(([n, theirs]) => compare(`${n} waits`, built.waits.get(n), theirs, waitsInStaticData)),
-		...[...sent.paused].map(([n, theirs]) => compare(`${n} paused chats`, built.paused.get(n), theirs, pausesInStaticData)),
+		...[...sent.waits].map(([n, theirs]) =>
+			compare(`${n} waits`, built.waits.get(n), theirs, waitsInStaticData),
+		),
+		...[...sent.paused].map(([n, theirs]) =>
+			compare(`${n} paused chats`, built.paused.get(n), theirs, pausesInStaticData),
+		),
 	];
-	if (!isDeepStrictEqual(built.refused, sent.refused)) throw differ('the refusals', `${JSON.stringify(built.refused)} vs ${JSON.stringify(sent.refused)}`);
+	if (!isDeepStrictEqual(built.refused, sent.refused))
+		throw differ(
+			'the refusals',
+			`${JSON.stringify(built.refused)} vs ${JSON.stringify(sent.refused)}`,
+		);
 	return compared.join(', ');
 }
 
@@ -358,11 +503,19 @@ export function sameStates(built: BuiltStates, sent: BuiltStates): string {
  * `fields` set, everything else it keeps (its registration, its account key) as it is. Throws
  * unless n8n then holds exactly that and the published version did not change.
  */
-export async function writeState(client: N8nClient, workflowId: string, fields: IDataObject, keys: string[]): Promise<void> {
+export async function writeState(
+	client: N8nClient,
+	workflowId: string,
+	fields: IDataObject,
+	keys: string[],
+): Promise<void> {
 	const workflow = await client.api('GET', `/workflows/${workflowId}`);
 	const staticData = (workflow.staticData ?? {}) as Record<string, IDataObject>;
 	const own: IDataObject = { ...(staticData[nodeKey(TRIGGER_NODE)] ?? {}) };
-	if (!own.webhookUrl || !own.shareKey) throw new Error(`bench: the trigger of workflow ${workflowId} does not hold its account's webhook (no webhookUrl or shareKey in its static data)`);
+	if (!own.webhookUrl || !own.shareKey)
+		throw new Error(
+			`bench: the trigger of workflow ${workflowId} does not hold its account's webhook (no webhookUrl or shareKey in its static data)`,
+		);
 	for (const key of keys) delete own[key];
 	Object.assign(own, fields);
 	const updated = await client.api('PUT', `/workflows/${workflowId}?publishIfActive=false`, {
@@ -372,8 +525,15 @@ export async function writeState(client: N8nClient, workflowId: string, fields: 
 		settings: {},
 		staticData: { ...staticData, [nodeKey(TRIGGER_NODE)]: own },
 	});
-	const written = ((updated.staticData as Record<string, IDataObject> | null | undefined)?.[nodeKey(TRIGGER_NODE)] ?? {}) as IDataObject;
-	if (JSON.stringify(written) !== JSON.stringify(own) || updated.activeVersionId !== workflow.activeVersionId) {
-		throw new Error(`bench: n8n did not keep the state written to workflow ${workflowId} (published version ${String(updated.activeVersionId)}, was ${String(workflow.activeVersionId)})`);
+	const written = ((updated.staticData as Record<string, IDataObject> | null | undefined)?.[
+		nodeKey(TRIGGER_NODE)
+	] ?? {}) as IDataObject;
+	if (
+		JSON.stringify(written) !== JSON.stringify(own) ||
+		updated.activeVersionId !== workflow.activeVersionId
+	) {
+		throw new Error(
+			`bench: n8n did not keep the state written to workflow ${workflowId} (published version ${String(updated.activeVersionId)}, was ${String(workflow.activeVersionId)})`,
+		);
 	}
 }

@@ -23,8 +23,12 @@ function cpuPerEvent() {
 	const full = (raw: Buffer) => {
 		if (!serviceSecretMatches(secret, { secret })) return undefined;
 		// What n8n hands webhook(): the raw bytes (readDelivery parses them itself).
-		const delivery = readDelivery({ rawBody: raw } as unknown as Parameters<typeof readDelivery>[0]);
-		return delivery.kind === 'valid' ? eventItem(delivery.event) : unknownEventItem('body' in delivery ? delivery.body : {});
+		const delivery = readDelivery({ rawBody: raw } as unknown as Parameters<
+			typeof readDelivery
+		>[0]);
+		return delivery.kind === 'valid'
+			? eventItem(delivery.event)
+			: unknownEventItem('body' in delivery ? delivery.body : {});
 	};
 	const minimal = (raw: Buffer) => {
 		if (!serviceSecretMatches(secret, { secret })) return undefined;
@@ -45,7 +49,11 @@ function cpuPerEvent() {
 	}
 	const fullUs = median(rounds.full);
 	const minimalUs = median(rounds.minimal);
-	return { fullUs: round(fullUs, 2), minimalUs: round(minimalUs, 2), ratio: round(fullUs / minimalUs, 2) };
+	return {
+		fullUs: round(fullUs, 2),
+		minimalUs: round(minimalUs, 2),
+		ratio: round(fullUs / minimalUs, 2),
+	};
 }
 
 function coldLoadAndSize() {
@@ -64,7 +72,14 @@ function coldLoadAndSize() {
 		"require('./dist/nodes/MessagingRelay/MessagingRelay.node.js');require('./dist/nodes/MessagingRelayTrigger/MessagingRelayTrigger.node.js');require('./dist/credentials/MessagingRelayApi.credentials.js')",
 	]);
 	const out = mkdtempSync(join(tmpdir(), 'relay-bench-pack-'));
-	const packed = (JSON.parse(spawnSync('npm', ['pack', '--json', '--pack-destination', out], { cwd: repoRoot, encoding: 'utf8' }).stdout) as Array<{ size: number; unpackedSize: number; entryCount: number }>)[0];
+	const packed = (
+		JSON.parse(
+			spawnSync('npm', ['pack', '--json', '--pack-destination', out], {
+				cwd: repoRoot,
+				encoding: 'utf8',
+			}).stdout,
+		) as Array<{ size: number; unpackedSize: number; entryCount: number }>
+	)[0];
 	return {
 		loadMs: round(withPackage - bare, 0),
 		bareNodeMs: round(bare, 0),
@@ -78,10 +93,28 @@ function coldLoadAndSize() {
 export function measureCpuAndSize(settings: Setting[]): Row[] {
 	const cpu = cpuPerEvent();
 	const load = coldLoadAndSize();
-	const first = (cells: [string | number, string | number, string | number]) => ({ [settings[0].key]: cells });
+	const first = (cells: [string | number, string | number, string | number]) => ({
+		[settings[0].key]: cells,
+	});
 	return [
-		{ section: 3, label: 'CPU per event, µs (verify + parse + shape vs verify + pass through; no n8n)', bySetting: first([cpu.fullUs, cpu.minimalUs, cpu.ratio]) },
-		{ section: 3, label: `Cold load of the package's three modules, ms (over a bare \`node\` of ${load.bareNodeMs} ms)`, bySetting: first([load.loadMs, '', '']) },
-		{ section: 3, label: 'Packed size', bySetting: first([`${load.packedKb} KiB (${load.unpackedKb} KiB unpacked, ${load.files} files)`, '', '']) },
+		{
+			section: 3,
+			label: 'CPU per event, µs (verify + parse + shape vs verify + pass through; no n8n)',
+			bySetting: first([cpu.fullUs, cpu.minimalUs, cpu.ratio]),
+		},
+		{
+			section: 3,
+			label: `Cold load of the package's three modules, ms (over a bare \`node\` of ${load.bareNodeMs} ms)`,
+			bySetting: first([load.loadMs, '', '']),
+		},
+		{
+			section: 3,
+			label: 'Packed size',
+			bySetting: first([
+				`${load.packedKb} KiB (${load.unpackedKb} KiB unpacked, ${load.files} files)`,
+				'',
+				'',
+			]),
+		},
 	];
 }

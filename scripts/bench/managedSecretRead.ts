@@ -43,14 +43,23 @@ async function publish(bench: BenchStack): Promise<string> {
 
 /** `count` deliveries one after another; each one's time to the answer, ms. */
 async function timedDeliveries(url: string, kind: Kind, count: number): Promise<number[]> {
-	const events = readJson<Record<string, Record<string, unknown>>>('test', 'fixtures', 'sample-events.json');
-	const body = JSON.stringify(kind === 'kept' ? events['number.reconnected'] : events['message.received']);
+	const events = readJson<Record<string, Record<string, unknown>>>(
+		'test',
+		'fixtures',
+		'sample-events.json',
+	);
+	const body = JSON.stringify(
+		kind === 'kept' ? events['number.reconnected'] : events['message.received'],
+	);
 	const expected = kind === 'kept' ? 200 : 401;
 	const times: number[] = [];
 	for (let i = 0; i < count; i++) {
 		const t0 = process.hrtime.bigint();
-		const response = await postEvent(url, body, { secret: kind === 'kept' ? KEPT : `whsec_wrong_guess_${i}` });
-		if (response.status !== expected) throw new Error(`bench: a ${kind} delivery answered ${response.status}, not ${expected}`);
+		const response = await postEvent(url, body, {
+			secret: kind === 'kept' ? KEPT : `whsec_wrong_guess_${i}`,
+		});
+		if (response.status !== expected)
+			throw new Error(`bench: a ${kind} delivery answered ${response.status}, not ${expected}`);
 		times.push(Number(process.hrtime.bigint() - t0) / 1e6);
 	}
 	return times;
@@ -64,16 +73,24 @@ async function main() {
 		const urls = new Map<BenchStack, string>();
 		for (const bench of stacks) urls.set(bench, await publish(bench));
 		const results = new Map<string, number[]>();
-		for (const bench of stacks) for (const kind of ['kept', 'read'] as Kind[]) await timedDeliveries(urls.get(bench)!, kind, 20);
+		for (const bench of stacks)
+			for (const kind of ['kept', 'read'] as Kind[])
+				await timedDeliveries(urls.get(bench)!, kind, 20);
 		for (let r = 0; r < rounds; r++) {
 			for (const bench of stacks) {
 				for (const kind of (r % 2 === 0 ? ['kept', 'read'] : ['read', 'kept']) as Kind[]) {
 					const key = `${bench.setting.key}:${kind}`;
-					results.set(key, [...(results.get(key) ?? []), ...(await timedDeliveries(urls.get(bench)!, kind, count))]);
+					results.set(key, [
+						...(results.get(key) ?? []),
+						...(await timedDeliveries(urls.get(bench)!, kind, count)),
+					]);
 				}
 			}
 		}
-		const lines = ['| Setting | no read: p50 / p99, ms | one read: p50 / p99, ms | a read adds (p50), ms | ratio (p50) |', '|---|---|---|---|---|'];
+		const lines = [
+			'| Setting | no read: p50 / p99, ms | one read: p50 / p99, ms | a read adds (p50), ms | ratio (p50) |',
+			'|---|---|---|---|---|',
+		];
 		for (const bench of stacks) {
 			const kept = results.get(`${bench.setting.key}:kept`)!;
 			const read = results.get(`${bench.setting.key}:read`)!;
@@ -81,7 +98,9 @@ async function main() {
 				`| ${bench.setting.label} | ${round(median(kept), 2)} / ${round(percentile(kept, 99), 2)} | ${round(median(read), 2)} / ${round(percentile(read, 99), 2)} | ${round(median(read) - median(kept), 2)} | ${round(median(read) / median(kept), 2)} |`,
 			);
 		}
-		say(`${rounds} alternating rounds of ${count} deliveries of each kind, one at a time, n8n 2.41.1`);
+		say(
+			`${rounds} alternating rounds of ${count} deliveries of each kind, one at a time, n8n 2.41.1`,
+		);
 		console.log(lines.join('\n'));
 	});
 }

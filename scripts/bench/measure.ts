@@ -50,8 +50,14 @@ export interface DeliveryOptions {
  * Posts `count` deliveries of a message.received event (or the sample of `type`), INBOUND_CONCURRENCY
  * (or `concurrency`) at once, the i-th to `targets[i % n]`. Every answer must be 200.
  */
-export async function postDeliveries(targets: Target[], count: number, { type = 'message.received', concurrency = INBOUND_CONCURRENCY }: DeliveryOptions = {}): Promise<LoadResult> {
-	const event = readJson<Record<string, unknown>>('test', 'fixtures', 'sample-events.json')[type] as Record<string, unknown> | undefined;
+export async function postDeliveries(
+	targets: Target[],
+	count: number,
+	{ type = 'message.received', concurrency = INBOUND_CONCURRENCY }: DeliveryOptions = {},
+): Promise<LoadResult> {
+	const event = readJson<Record<string, unknown>>('test', 'fixtures', 'sample-events.json')[
+		type
+	] as Record<string, unknown> | undefined;
 	if (!event) throw new Error(`bench: no sample event of type ${type}`);
 	const latencies: number[] = [];
 	let next = 0;
@@ -76,27 +82,52 @@ export async function postDeliveries(targets: Target[], count: number, { type = 
 		}),
 	);
 	const seconds = (Date.now() - started) / 1000;
-	return { seconds, perSecond: count / seconds, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+	return {
+		seconds,
+		perSecond: count / seconds,
+		p50: percentile(latencies, 50),
+		p99: percentile(latencies, 99),
+	};
 }
 
 /** Sends `count` deliveries and waits until the service has received as many replies; replies/s until the last one. */
-export async function postAndAwaitReplies(simulator: SimClient, target: Target, count: number): Promise<LoadResult> {
-	const sent = async () => (await simulator.state()).messages.filter((m) => m.text === REPLY_TEXT).length;
+export async function postAndAwaitReplies(
+	simulator: SimClient,
+	target: Target,
+	count: number,
+): Promise<LoadResult> {
+	const sent = async () =>
+		(await simulator.state()).messages.filter((m) => m.text === REPLY_TEXT).length;
 	const before = await sent();
 	const started = Date.now();
 	const answered = await postDeliveries([target], count);
-	const replies = await waitUntil('the replies', async () => ((await sent()) >= before + count ? (await sent()) - before : undefined), {
-		timeoutMs: 120_000,
-		intervalMs: 100,
-	}).catch(async () => (await sent()) - before);
-	if (replies !== count) throw new Error(`bench: ${count} deliveries to ${target.url} gave ${replies} replies`);
+	const replies = await waitUntil(
+		'the replies',
+		async () => ((await sent()) >= before + count ? (await sent()) - before : undefined),
+		{
+			timeoutMs: 120_000,
+			intervalMs: 100,
+		},
+	).catch(async () => (await sent()) - before);
+	if (replies !== count)
+		throw new Error(`bench: ${count} deliveries to ${target.url} gave ${replies} replies`);
 	const seconds = (Date.now() - started) / 1000;
 	return { ...answered, seconds, perSecond: count / seconds };
 }
 
 /** The medians of a variant's rounds. */
-export function medians(runs: LoadResult[]): { perSecond: number; p50: number; p99: number; cpuMsPer: number } {
+export function medians(runs: LoadResult[]): {
+	perSecond: number;
+	p50: number;
+	p99: number;
+	cpuMsPer: number;
+} {
 	if (runs.length === 0) return { perSecond: NaN, p50: NaN, p99: NaN, cpuMsPer: NaN };
 	const cpu = runs.filter((r) => r.cpuMsPer !== undefined).map((r) => r.cpuMsPer as number);
-	return { perSecond: median(runs.map((r) => r.perSecond)), p50: median(runs.map((r) => r.p50)), p99: median(runs.map((r) => r.p99)), cpuMsPer: cpu.length ? median(cpu) : NaN };
+	return {
+		perSecond: median(runs.map((r) => r.perSecond)),
+		p50: median(runs.map((r) => r.p50)),
+		p99: median(runs.map((r) => r.p99)),
+		cpuMsPer: cpu.length ? median(cpu) : NaN,
+	};
 }

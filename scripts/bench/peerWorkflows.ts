@@ -14,8 +14,14 @@ import { REPLY_TEXT } from './measure';
 /** When the Webhook node answers: "Immediately" (its default) or "When Last Node Finishes", with no body. */
 export type PeerAnswer = 'onReceived' | 'lastNode';
 
-function webhookNode(webhookId: string, path: string, headerAuth: CredentialRef, answer: PeerAnswer): IDataObject {
-	const responseMode = answer === 'lastNode' ? { responseMode: 'lastNode', responseData: 'noData' } : {};
+function webhookNode(
+	webhookId: string,
+	path: string,
+	headerAuth: CredentialRef,
+	answer: PeerAnswer,
+): IDataObject {
+	const responseMode =
+		answer === 'lastNode' ? { responseMode: 'lastNode', responseData: 'noData' } : {};
 	return {
 		id: 'w',
 		name: 'Webhook',
@@ -23,7 +29,13 @@ function webhookNode(webhookId: string, path: string, headerAuth: CredentialRef,
 		typeVersion: 2,
 		position: [0, 0],
 		webhookId,
-		parameters: { httpMethod: 'POST', path, authentication: 'headerAuth', ...responseMode, options: {} },
+		parameters: {
+			httpMethod: 'POST',
+			path,
+			authentication: 'headerAuth',
+			...responseMode,
+			options: {},
+		},
 		credentials: { httpHeaderAuth: headerAuth },
 	};
 }
@@ -39,7 +51,9 @@ function ifNode(name: string, leftValue: string, rightValue: string): IDataObjec
 		parameters: {
 			conditions: {
 				options: { caseSensitive: true, leftValue: '', typeValidation: 'strict', version: 2 },
-				conditions: [{ id: 'c1', leftValue, rightValue, operator: { type: 'string', operation: 'equals' } }],
+				conditions: [
+					{ id: 'c1', leftValue, rightValue, operator: { type: 'string', operation: 'equals' } },
+				],
 				combinator: 'and',
 			},
 			options: {},
@@ -68,11 +82,22 @@ function httpReplyNode(account: { simUrl: string; apiKey: string }): IDataObject
 	};
 }
 
-const then = (from: string, to: string) => ({ [from]: { main: [[{ node: to, type: 'main', index: 0 }]] } });
+const then = (from: string, to: string) => ({
+	[from]: { main: [[{ node: to, type: 'main', index: 0 }]] },
+});
 
 /** Webhook with Header Auth, nothing after it: every event starts a run. */
-export function headerAuthWebhook(webhookId: string, path: string, headerAuth: CredentialRef, answer: PeerAnswer): WorkflowData {
-	return { name: `bench: Webhook (Header Auth, ${answer})`, nodes: [webhookNode(webhookId, path, headerAuth, answer)], connections: {} };
+export function headerAuthWebhook(
+	webhookId: string,
+	path: string,
+	headerAuth: CredentialRef,
+	answer: PeerAnswer,
+): WorkflowData {
+	return {
+		name: `bench: Webhook (Header Auth, ${answer})`,
+		nodes: [webhookNode(webhookId, path, headerAuth, answer)],
+		connections: {},
+	};
 }
 
 /** Webhook with Header Auth → IF the event is a message.received (→ HTTP Request reply). */
@@ -83,11 +108,18 @@ export function headerAuthWebhookWithTypeIf(
 	answer: PeerAnswer,
 	replyWith?: { simUrl: string; apiKey: string },
 ): WorkflowData {
-	const nodes = [webhookNode(webhookId, path, headerAuth, answer), ifNode('Is a message', '={{ $json.body.type }}', 'message.received')];
+	const nodes = [
+		webhookNode(webhookId, path, headerAuth, answer),
+		ifNode('Is a message', '={{ $json.body.type }}', 'message.received'),
+	];
 	let connections: IDataObject = then('Webhook', 'Is a message');
 	if (replyWith) {
 		nodes.push(httpReplyNode(replyWith));
 		connections = { ...connections, ...then('Is a message', 'Reply') };
 	}
-	return { name: `bench: Webhook (Header Auth, ${answer}) → IF event type${replyWith ? ' → HTTP Request' : ''}`, nodes, connections };
+	return {
+		name: `bench: Webhook (Header Auth, ${answer}) → IF event type${replyWith ? ' → HTTP Request' : ''}`,
+		nodes,
+		connections,
+	};
 }

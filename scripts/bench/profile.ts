@@ -21,7 +21,13 @@ import { join } from 'node:path';
 import { cpuMs } from '../../test/support/stack/processes';
 import { say } from '../../test/support/stack/runtime';
 import { startStack } from '../../test/support/stack/single';
-import { createWorkflow, headerAuthCredential, productionUrl, relayCredential, triggerWorkflowData } from '../../test/support/workflows';
+import {
+	createWorkflow,
+	headerAuthCredential,
+	productionUrl,
+	relayCredential,
+	triggerWorkflowData,
+} from '../../test/support/workflows';
 import { SimClient } from '../../test/support/simClient';
 import { postDeliveries } from './measure';
 import { headerAuthWebhook } from './peerWorkflows';
@@ -71,21 +77,46 @@ async function profileVariant(variant: 'trigger v3' | 'Webhook last node', deliv
 		n8nPort: fromEnv('BENCH_N8N_PORT', 5878),
 		simPort: fromEnv('BENCH_SIM_PORT', 5880),
 		examples: false,
-		env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true', NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}` },
+		env: {
+			N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true',
+			NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${dir}`,
+		},
 	});
 	let url: string;
 	let secret: string;
 	if (variant === 'trigger v3') {
 		const simulator = new SimClient(stack.simUrl as string);
-		const credential = await relayCredential(stack.client, 'profile account', { baseUrl: stack.simUrl as string, apiKey: SIM_ACCOUNT });
-		await stack.client.publish(await createWorkflow(stack.client, triggerWorkflowData({ name: 'profile: v3', credential, webhookId: benchWebhookId(2), events: ['message.received'], typeVersion: 3 })));
+		const credential = await relayCredential(stack.client, 'profile account', {
+			baseUrl: stack.simUrl as string,
+			apiKey: SIM_ACCOUNT,
+		});
+		await stack.client.publish(
+			await createWorkflow(
+				stack.client,
+				triggerWorkflowData({
+					name: 'profile: v3',
+					credential,
+					webhookId: benchWebhookId(2),
+					events: ['message.received'],
+					typeVersion: 3,
+				}),
+			),
+		);
 		url = productionUrl(stack.n8nUrl, benchWebhookId(2));
 		secret = (await simulator.webhooks()).acct_bench_v3?.secret as string;
 	} else {
 		// n8n's own node needs no service: its Header Auth checks a secret of our choosing.
 		secret = PEER_HEADER_VALUE;
-		const auth = await headerAuthCredential(stack.client, 'profile Header Auth', { name: 'x-service-secret', value: secret });
-		await stack.client.publish(await createWorkflow(stack.client, headerAuthWebhook(benchWebhookId(10), 'profile-last', auth, 'lastNode')));
+		const auth = await headerAuthCredential(stack.client, 'profile Header Auth', {
+			name: 'x-service-secret',
+			value: secret,
+		});
+		await stack.client.publish(
+			await createWorkflow(
+				stack.client,
+				headerAuthWebhook(benchWebhookId(10), 'profile-last', auth, 'lastNode'),
+			),
+		);
 		url = `${stack.n8nUrl}/webhook/profile-last`;
 	}
 	await postDeliveries([{ url, secret }], 200);
@@ -94,9 +125,13 @@ async function profileVariant(variant: 'trigger v3' | 'Webhook last node', deliv
 	const cpuPer = (cpuMs(stack.n8nPid) - cpuBefore) / deliveries;
 	const pid = stack.n8nPid;
 	await stack.stop();
-	const file = readdirSync(dir).find((f) => f.includes(`.${pid}.`)) ?? readdirSync(dir).sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
+	const file =
+		readdirSync(dir).find((f) => f.includes(`.${pid}.`)) ??
+		readdirSync(dir).sort((a, b) => statSync(join(dir, b)).size - statSync(join(dir, a)).size)[0];
 	const times = selfTimes(JSON.parse(readFileSync(join(dir, file), 'utf8')) as CpuProfile);
-	say(`${variant}: ${deliveries} deliveries, ${load.perSecond.toFixed(1)}/s, n8n CPU ${cpuPer.toFixed(2)} ms per delivery; profile ${join(dir, file)}`);
+	say(
+		`${variant}: ${deliveries} deliveries, ${load.perSecond.toFixed(1)}/s, n8n CPU ${cpuPer.toFixed(2)} ms per delivery; profile ${join(dir, file)}`,
+	);
 	return { variant, cpuPer, perSecond: load.perSecond, times };
 }
 
@@ -111,13 +146,26 @@ async function main() {
 		return sums;
 	};
 	const [a, b] = [byPlace(ours.times), byPlace(theirs.times)];
-	const places = [...new Set([...a.keys(), ...b.keys()])].sort((x, y) => (b.get(y) ?? 0) + (a.get(y) ?? 0) - (b.get(x) ?? 0) - (a.get(x) ?? 0));
-	console.log(`\nn8n CPU per delivery (/proc): trigger v3 ${ours.cpuPer.toFixed(2)} ms, Webhook last node ${theirs.cpuPer.toFixed(2)} ms; deliveries/s ${ours.perSecond.toFixed(1)} vs ${theirs.perSecond.toFixed(1)}`);
-	console.log('\nSelf time per delivery by place, ms (whole profile / deliveries): trigger v3 | Webhook last node | difference');
-	for (const p of places.slice(0, 25)) console.log(`  ${p.padEnd(40)} ${perDelivery(a.get(p) ?? 0).padStart(8)} ${perDelivery(b.get(p) ?? 0).padStart(8)} ${perDelivery((a.get(p) ?? 0) - (b.get(p) ?? 0)).padStart(8)}`);
+	const places = [...new Set([...a.keys(), ...b.keys()])].sort(
+		(x, y) => (b.get(y) ?? 0) + (a.get(y) ?? 0) - (b.get(x) ?? 0) - (a.get(x) ?? 0),
+	);
+	console.log(
+		`\nn8n CPU per delivery (/proc): trigger v3 ${ours.cpuPer.toFixed(2)} ms, Webhook last node ${theirs.cpuPer.toFixed(2)} ms; deliveries/s ${ours.perSecond.toFixed(1)} vs ${theirs.perSecond.toFixed(1)}`,
+	);
+	console.log(
+		'\nSelf time per delivery by place, ms (whole profile / deliveries): trigger v3 | Webhook last node | difference',
+	);
+	for (const p of places.slice(0, 25))
+		console.log(
+			`  ${p.padEnd(40)} ${perDelivery(a.get(p) ?? 0).padStart(8)} ${perDelivery(b.get(p) ?? 0).padStart(8)} ${perDelivery((a.get(p) ?? 0) - (b.get(p) ?? 0)).padStart(8)}`,
+		);
 	const keys = [...new Set([...ours.times.keys(), ...theirs.times.keys()])];
-	const diff = keys.map((k) => [k, (ours.times.get(k) ?? 0) - (theirs.times.get(k) ?? 0)] as const).sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]));
-	console.log('\nFunctions whose self time differs most, ms per delivery (trigger v3 minus Webhook last node):');
+	const diff = keys
+		.map((k) => [k, (ours.times.get(k) ?? 0) - (theirs.times.get(k) ?? 0)] as const)
+		.sort((x, y) => Math.abs(y[1]) - Math.abs(x[1]));
+	console.log(
+		'\nFunctions whose self time differs most, ms per delivery (trigger v3 minus Webhook last node):',
+	);
 	for (const [k, ms] of diff.slice(0, 40)) console.log(`  ${perDelivery(ms).padStart(8)}  ${k}`);
 }
 

@@ -18,7 +18,12 @@ import { SimClient } from '../../test/support/simClient';
 import { startQueueStack } from '../../test/support/stack/queue/deployment';
 import { defaultPorts } from '../../test/support/stack/queue/ports';
 import { say } from '../../test/support/stack/runtime';
-import { createWorkflow, productionUrl, relayCredential, triggerWorkflowData } from '../../test/support/workflows';
+import {
+	createWorkflow,
+	productionUrl,
+	relayCredential,
+	triggerWorkflowData,
+} from '../../test/support/workflows';
 import { median, postAndAwaitReplies, REPLY_TEXT, round, type LoadResult } from './measure';
 import { fromEnv } from './settings';
 import { benchWebhookId, type BenchStack } from './stacks';
@@ -36,7 +41,10 @@ function treeCpuSeconds(pid: number): number {
 			// After the parenthesised command: state ppid pgrp session tty tpgid flags minflt
 			// cminflt majflt cmajflt utime stime ...
 			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-			stats.set(Number(entry), { ppid: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+			stats.set(Number(entry), {
+				ppid: Number(fields[1]),
+				ticks: Number(fields[11]) + Number(fields[12]),
+			});
 		} catch {
 			// The process ended while we looked.
 		}
@@ -51,7 +59,8 @@ function treeCpuSeconds(pid: number): number {
 }
 
 /** Processes needed for `rate` deliveries/s if each may use `utilisation` of its one core. */
-const processesFor = (rate: number, msPerDelivery: number, utilisation = 0.7) => Math.max(1, Math.ceil((rate * msPerDelivery) / 1000 / utilisation));
+const processesFor = (rate: number, msPerDelivery: number, utilisation = 0.7) =>
+	Math.max(1, Math.ceil((rate * msPerDelivery) / 1000 / utilisation));
 
 interface Mode {
 	bench: BenchStack;
@@ -63,45 +72,92 @@ interface Mode {
 }
 
 /** The auto-reply on its own account in an n8n (one process or queue main); how to load it where the service would deliver. */
-async function deploy(client: N8nClient, simUrl: string, deliverTo: string): Promise<(count: number) => Promise<LoadResult>> {
-	const credential = await relayCredential(client, 'bench queue account', { baseUrl: simUrl, apiKey: 'sim-key-bench-queue' });
-	const workflow = triggerWorkflowData({ name: 'bench: auto-reply (queue section)', credential, webhookId: benchWebhookId(6), events: ['message.received'], typeVersion: 2, reply: REPLY_TEXT });
+async function deploy(
+	client: N8nClient,
+	simUrl: string,
+	deliverTo: string,
+): Promise<(count: number) => Promise<LoadResult>> {
+	const credential = await relayCredential(client, 'bench queue account', {
+		baseUrl: simUrl,
+		apiKey: 'sim-key-bench-queue',
+	});
+	const workflow = triggerWorkflowData({
+		name: 'bench: auto-reply (queue section)',
+		credential,
+		webhookId: benchWebhookId(6),
+		events: ['message.received'],
+		typeVersion: 2,
+		reply: REPLY_TEXT,
+	});
 	await client.publish(await createWorkflow(client, workflow));
 	const simulator = new SimClient(simUrl);
 	const secret = (await simulator.webhooks()).acct_bench_queue?.secret as string;
-	return (count) => postAndAwaitReplies(simulator, { url: productionUrl(deliverTo, benchWebhookId(6)), secret }, count);
+	return (count) =>
+		postAndAwaitReplies(
+			simulator,
+			{ url: productionUrl(deliverTo, benchWebhookId(6)), secret },
+			count,
+		);
 }
 
 function rows(stacks: BenchStack[], modes: Mode[], deliveries: number): Row[] {
 	const summary = (bench: BenchStack, kind: Mode['kind']) => {
 		const mode = modes.find((m) => m.bench === bench && m.kind === kind) as Mode;
 		const m = (key: 'perSecond' | 'p50' | 'p99') => median(mode.results.map((r) => r[key]));
-		const msPerDelivery = Object.fromEntries(Object.entries(mode.cpu).map(([k, s]) => [k, (s * 1000) / (deliveries * mode.results.length)]));
+		const msPerDelivery = Object.fromEntries(
+			Object.entries(mode.cpu).map(([k, s]) => [
+				k,
+				(s * 1000) / (deliveries * mode.results.length),
+			]),
+		);
 		return { perSecond: m('perSecond'), p50: m('p50'), p99: m('p99'), ms: msPerDelivery };
 	};
-	const line = (label: string, cells: (single: ReturnType<typeof summary>, queue: ReturnType<typeof summary>) => [string | number, string | number, string | number]): Row => ({
+	const line = (
+		label: string,
+		cells: (
+			single: ReturnType<typeof summary>,
+			queue: ReturnType<typeof summary>,
+		) => [string | number, string | number, string | number],
+	): Row => ({
 		section: 5,
 		label,
-		bySetting: Object.fromEntries(stacks.map((bench) => [bench.setting.key, cells(summary(bench, 'single'), summary(bench, 'queue'))])),
+		bySetting: Object.fromEntries(
+			stacks.map((bench) => [
+				bench.setting.key,
+				cells(summary(bench, 'single'), summary(bench, 'queue')),
+			]),
+		),
 	});
-	const others = (q: ReturnType<typeof summary>) => q.ms['load balancer'] + q.ms.main + q.ms['Postgres + Redis'];
+	const others = (q: ReturnType<typeof summary>) =>
+		q.ms['load balancer'] + q.ms.main + q.ms['Postgres + Redis'];
 	const onPaper = (rate: number) =>
-		line(`on paper for ${rate} deliveries/s (70 % of a core each): webhook processes / workers; cores incl. balancer, main, Postgres + Redis`, (_s, q) => [
-			`${processesFor(rate, q.ms.webhook)} / ${processesFor(rate, q.ms.workers)}; ${round((rate * (q.ms.webhook + q.ms.workers + others(q))) / 1000 / 0.7, 1)}`,
-			'',
-			'',
-		]);
+		line(
+			`on paper for ${rate} deliveries/s (70 % of a core each): webhook processes / workers; cores incl. balancer, main, Postgres + Redis`,
+			(_s, q) => [
+				`${processesFor(rate, q.ms.webhook)} / ${processesFor(rate, q.ms.workers)}; ${round((rate * (q.ms.webhook + q.ms.workers + others(q))) / 1000 / 0.7, 1)}`,
+				'',
+				'',
+			],
+		);
 	return [
-		line('auto-reply replies/s; answer p50 / p99, ms: queue mode (webhook process + 2 workers) vs one n8n process', (s, q) => [
-			`${round(q.perSecond)}; ${pair(q.p50, q.p99)}`,
-			`${round(s.perSecond)}; ${pair(s.p50, s.p99)}`,
-			ratio(q.perSecond, s.perSecond),
-		]),
-		line('CPU per delivery, ms: queue mode webhook process / both workers / load balancer / main / Postgres + Redis vs the one process', (s, q) => [
-			['webhook', 'workers', 'load balancer', 'main', 'Postgres + Redis'].map((k) => round(q.ms[k])).join(' / '),
-			round(s.ms.main),
-			ratio(q.ms.webhook + q.ms.workers + others(q), s.ms.main),
-		]),
+		line(
+			'auto-reply replies/s; answer p50 / p99, ms: queue mode (webhook process + 2 workers) vs one n8n process',
+			(s, q) => [
+				`${round(q.perSecond)}; ${pair(q.p50, q.p99)}`,
+				`${round(s.perSecond)}; ${pair(s.p50, s.p99)}`,
+				ratio(q.perSecond, s.perSecond),
+			],
+		),
+		line(
+			'CPU per delivery, ms: queue mode webhook process / both workers / load balancer / main / Postgres + Redis vs the one process',
+			(s, q) => [
+				['webhook', 'workers', 'load balancer', 'main', 'Postgres + Redis']
+					.map((k) => round(q.ms[k]))
+					.join(' / '),
+				round(s.ms.main),
+				ratio(q.ms.webhook + q.ms.workers + others(q), s.ms.main),
+			],
+		),
 		onPaper(100),
 		onPaper(1000),
 	];
@@ -111,24 +167,41 @@ function rows(stacks: BenchStack[], modes: Mode[], deliveries: number): Row[] {
 export async function measureQueueMode(stacks: BenchStack[]): Promise<Row[]> {
 	const deliveries = fromEnv('BENCH_QUEUE_DELIVERIES', 300);
 	const rounds = fromEnv('BENCH_QUEUE_ROUNDS', 3);
-	say(`5. queue mode: auto-reply, ${deliveries} deliveries per round, ${rounds} rounds, one process vs webhook process + 2 workers, settings alternating`);
+	say(
+		`5. queue mode: auto-reply, ${deliveries} deliveries per round, ${rounds} rounds, one process vs webhook process + 2 workers, settings alternating`,
+	);
 	const stops: Array<() => Promise<void>> = [];
 	try {
 		const modes: Mode[] = [];
 		for (const [i, bench] of stacks.entries()) {
-			const queue = await startQueueStack({ examples: false, ports: defaultPorts(fromEnv('BENCH_QUEUE_PORT_BASE', 5910) + 100 * i), env: bench.setting.env });
+			const queue = await startQueueStack({
+				examples: false,
+				ports: defaultPorts(fromEnv('BENCH_QUEUE_PORT_BASE', 5910) + 100 * i),
+				env: bench.setting.env,
+			});
 			stops.push(queue.stop);
 			const { state } = queue;
 			const processes = state.processes;
 			const pid = (name: string) => processes[name].pid as number;
 			const { client, simUrl, n8nUrl, n8nPid } = bench.stack;
 			modes.push(
-				{ bench, kind: 'single', run: await deploy(client, simUrl as string, n8nUrl), processes: { main: [n8nPid] }, results: [], cpu: {} },
+				{
+					bench,
+					kind: 'single',
+					run: await deploy(client, simUrl as string, n8nUrl),
+					processes: { main: [n8nPid] },
+					results: [],
+					cpu: {},
+				},
 				{
 					bench,
 					kind: 'queue',
 					// Deliveries go where the service would send them in queue mode: the balancer in front of the webhook process.
-					run: await deploy(new N8nClient(state.mainUrl as string, { apiKey: state.apiKey }), state.simUrl as string, state.webhookUrl as string),
+					run: await deploy(
+						new N8nClient(state.mainUrl as string, { apiKey: state.apiKey }),
+						state.simUrl as string,
+						state.webhookUrl as string,
+					),
 					processes: {
 						webhook: [pid('webhook')],
 						'load balancer': [pid('balancer')],
@@ -141,14 +214,21 @@ export async function measureQueueMode(stacks: BenchStack[]): Promise<Row[]> {
 				},
 			);
 		}
-		const cpuNow = (mode: Mode) => Object.fromEntries(Object.entries(mode.processes).map(([kind, pids]) => [kind, pids.reduce((sum, p) => sum + treeCpuSeconds(p), 0)]));
+		const cpuNow = (mode: Mode) =>
+			Object.fromEntries(
+				Object.entries(mode.processes).map(([kind, pids]) => [
+					kind,
+					pids.reduce((sum, p) => sum + treeCpuSeconds(p), 0),
+				]),
+			);
 		for (const mode of modes) await mode.run(fromEnv('BENCH_WARMUP', 40));
 		for (let round = 0; round < rounds; round++) {
 			for (const mode of modes) {
 				const before = cpuNow(mode);
 				mode.results.push(await mode.run(deliveries));
 				const after = cpuNow(mode);
-				for (const kind of Object.keys(after)) mode.cpu[kind] = (mode.cpu[kind] ?? 0) + after[kind] - before[kind];
+				for (const kind of Object.keys(after))
+					mode.cpu[kind] = (mode.cpu[kind] ?? 0) + after[kind] - before[kind];
 			}
 		}
 		return rows(stacks, modes, deliveries);

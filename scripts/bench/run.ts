@@ -33,7 +33,11 @@ import { withStacks, type BenchStack } from './stacks';
 import { measureAccountState } from './state';
 import { dateLine, header, render, withRowsNotMeasured, type Row } from './table';
 
-const SECTIONS: Array<{ name: string; number: number; measure: (stacks: BenchStack[]) => Promise<Row[]> }> = [
+const SECTIONS: Array<{
+	name: string;
+	number: number;
+	measure: (stacks: BenchStack[]) => Promise<Row[]>;
+}> = [
 	{ name: 'inbound', number: 1, measure: measureInbound },
 	{ name: 'outbound', number: 2, measure: measureOutbound },
 	{ name: 'sharing', number: 4, measure: measureSharing },
@@ -46,7 +50,9 @@ async function main() {
 	const only = process.env.BENCH_ONLY;
 	const chosen = SECTIONS.filter((s) => !only || only.split(',').includes(s.name));
 	const settings = chosenSettings();
-	say(`settings: ${settings.map((s) => s.label).join(', ')}; sections: 3, ${chosen.map((s) => s.name).join(', ')}`);
+	say(
+		`settings: ${settings.map((s) => s.label).join(', ')}; sections: 3, ${chosen.map((s) => s.name).join(', ')}`,
+	);
 	say('building the package');
 	spawnSync('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: 'ignore' });
 
@@ -68,6 +74,8 @@ async function main() {
 }
 
 main().catch((error: Error & { cause?: { message?: string } }) => {
-	console.error(`Benchmark failed: ${error.stack ?? error.message}${error.cause ? ` (${error.cause.message ?? String(error.cause)})` : ''}`);
+	console.error(
+		`Benchmark failed: ${error.stack ?? error.message}${error.cause ? ` (${error.cause.message ?? String(error.cause)})` : ''}`,
+	);
 	process.exit(1);
 });

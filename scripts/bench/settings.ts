@@ -17,18 +17,34 @@ export interface Setting {
 
 const ALL: Setting[] = [
 	{ key: 'shipped', label: 'n8n as shipped', env: {} },
-	{ key: 'lazy', label: '`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true`', env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } },
-	{ key: 'compileCache', label: '`N8N_EXPRESSION_ENGINE_COMPILE_CACHE=true`', env: { N8N_EXPRESSION_ENGINE_COMPILE_CACHE: 'true' } },
-	{ key: 'legacy', label: '`N8N_EXPRESSION_ENGINE=legacy`', env: { N8N_EXPRESSION_ENGINE: 'legacy' } },
+	{
+		key: 'lazy',
+		label: '`N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE=true`',
+		env: { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' },
+	},
+	{
+		key: 'compileCache',
+		label: '`N8N_EXPRESSION_ENGINE_COMPILE_CACHE=true`',
+		env: { N8N_EXPRESSION_ENGINE_COMPILE_CACHE: 'true' },
+	},
+	{
+		key: 'legacy',
+		label: '`N8N_EXPRESSION_ENGINE=legacy`',
+		env: { N8N_EXPRESSION_ENGINE: 'legacy' },
+	},
 ];
 
 export function chosenSettings(names = process.env.BENCH_SETTINGS ?? 'shipped,lazy'): Setting[] {
 	return names.split(',').map((name) => {
 		const setting = ALL.find((s) => s.key === name.trim());
-		if (!setting) throw new Error(`BENCH_SETTINGS: no setting ${name}; one of ${ALL.map((s) => s.key).join(', ')}`);
+		if (!setting)
+			throw new Error(
+				`BENCH_SETTINGS: no setting ${name}; one of ${ALL.map((s) => s.key).join(', ')}`,
+			);
 		return setting;
 	});
 }
 
 /** A whole number from the environment, or the default. */
-export const fromEnv = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+export const fromEnv = (name: string, fallback: number): number =>
+	Number(process.env[name] ?? fallback);

@@ -23,7 +23,8 @@ const ARRANGEMENTS = [
 ];
 const SEPARATE_ACCOUNTS = ['acct_bench_1', 'acct_bench_2', 'acct_bench_3', 'acct_bench_4'];
 
-const shareWebhookId = (group: number, n: number) => `b3e0c1d2-0000-4000-8000-0000000${group}000${n}`;
+const shareWebhookId = (group: number, n: number) =>
+	`b3e0c1d2-0000-4000-8000-0000000${group}000${n}`;
 
 type Result = LoadResult & { total: number; perWorkflow: number };
 
@@ -35,8 +36,28 @@ async function prepare(bench: BenchStack): Promise<(k: number) => Promise<void>>
 	for (let n = 1; n <= 4; n++) {
 		const own = await bench.credential(`bench account ${n}`, `sim-key-bench-${n}`);
 		const events = ['message.received'];
-		shared.push(await createWorkflow(client, triggerWorkflowData({ name: `bench: shared ${n}`, credential: sharedCredential, webhookId: shareWebhookId(1, n), events })));
-		await client.publish(await createWorkflow(client, triggerWorkflowData({ name: `bench: separate ${n}`, credential: own, webhookId: shareWebhookId(2, n), events })));
+		shared.push(
+			await createWorkflow(
+				client,
+				triggerWorkflowData({
+					name: `bench: shared ${n}`,
+					credential: sharedCredential,
+					webhookId: shareWebhookId(1, n),
+					events,
+				}),
+			),
+		);
+		await client.publish(
+			await createWorkflow(
+				client,
+				triggerWorkflowData({
+					name: `bench: separate ${n}`,
+					credential: own,
+					webhookId: shareWebhookId(2, n),
+					events,
+				}),
+			),
+		);
 	}
 	const published = new Set<string>();
 	return async (k) => {
@@ -54,12 +75,27 @@ async function prepare(bench: BenchStack): Promise<(k: number) => Promise<void>>
  * URL and secret). Every answer must be 200: at a shared registration that means every workflow
  * of the account has started its execution.
  */
-async function sendToAccounts(bench: BenchStack, accounts: string[], count: number): Promise<LoadResult> {
+async function sendToAccounts(
+	bench: BenchStack,
+	accounts: string[],
+	count: number,
+): Promise<LoadResult> {
 	const webhooks = await bench.simulator.webhooks();
-	return await postDeliveries(accounts.map((account) => ({ url: webhooks[account]?.url as string, secret: webhooks[account]?.secret as string })), count);
+	return await postDeliveries(
+		accounts.map((account) => ({
+			url: webhooks[account]?.url as string,
+			secret: webhooks[account]?.secret as string,
+		})),
+		count,
+	);
 }
 
-async function measureOnce(bench: BenchStack, shareWith: (k: number) => Promise<void>, k: number, executions: number): Promise<Result> {
+async function measureOnce(
+	bench: BenchStack,
+	shareWith: (k: number) => Promise<void>,
+	k: number,
+	executions: number,
+): Promise<Result> {
 	let result: LoadResult;
 	let perWorkflow: number;
 	if (k > 0) {
@@ -71,14 +107,20 @@ async function measureOnce(bench: BenchStack, shareWith: (k: number) => Promise<
 		perWorkflow = executions / 4 / result.seconds;
 	}
 	// The next measurement starts when n8n has finished this one's executions (the tail is not counted twice).
-	await waitUntil('n8n to finish the executions', async () => !(await anyRunning(bench.stack.client)), { timeoutMs: 120_000, intervalMs: 200 }).catch(() => undefined);
+	await waitUntil(
+		'n8n to finish the executions',
+		async () => !(await anyRunning(bench.stack.client)),
+		{ timeoutMs: 120_000, intervalMs: 200 },
+	).catch(() => undefined);
 	return { ...result, total: executions / result.seconds, perWorkflow };
 }
 
 export async function measureSharing(stacks: BenchStack[]): Promise<Row[]> {
 	const executions = fromEnv('BENCH_SHARE_EXECUTIONS', 600);
 	const rounds = fromEnv('BENCH_SHARE_ROUNDS', 3);
-	say(`4. sharing: ${executions} executions per measurement, ${rounds} rounds, arrangements and settings alternating`);
+	say(
+		`4. sharing: ${executions} executions per measurement, ${rounds} rounds, arrangements and settings alternating`,
+	);
 	const shareWith = new Map<BenchStack, (k: number) => Promise<void>>();
 	for (const bench of stacks) shareWith.set(bench, await prepare(bench));
 	const runs = new Map<string, Result[]>();
@@ -86,8 +128,17 @@ export async function measureSharing(stacks: BenchStack[]): Promise<Row[]> {
 	for (let r = -1; r < rounds; r++) {
 		for (const bench of stacks) {
 			for (const { label, k } of ARRANGEMENTS) {
-				const result = await measureOnce(bench, shareWith.get(bench) as (k: number) => Promise<void>, k, r < 0 ? fromEnv('BENCH_WARMUP', 40) : executions);
-				if (r >= 0) runs.set(`${bench.setting.key}|${label}`, [...(runs.get(`${bench.setting.key}|${label}`) ?? []), result]);
+				const result = await measureOnce(
+					bench,
+					shareWith.get(bench) as (k: number) => Promise<void>,
+					k,
+					r < 0 ? fromEnv('BENCH_WARMUP', 40) : executions,
+				);
+				if (r >= 0)
+					runs.set(`${bench.setting.key}|${label}`, [
+						...(runs.get(`${bench.setting.key}|${label}`) ?? []),
+						result,
+					]);
 			}
 		}
 	}
@@ -103,8 +154,17 @@ export async function measureSharing(stacks: BenchStack[]): Promise<Row[]> {
 			stacks.map((bench) => {
 				const s = summary(bench, label);
 				const separate = summary(bench, ARRANGEMENTS[3].label);
-				say(`   ${bench.setting.label}, ${label}: ${round(s.total)} executions/s, ${round(s.perWorkflow)} deliveries/s per workflow, p50 / p99 ${pair(s.p50, s.p99)} ms`);
-				return [bench.setting.key, [`${round(s.total)}; ${round(s.perWorkflow)}; ${pair(s.p50, s.p99)}`, k === 0 ? '' : round(separate.total), round(s.total / separate.total, 2)]];
+				say(
+					`   ${bench.setting.label}, ${label}: ${round(s.total)} executions/s, ${round(s.perWorkflow)} deliveries/s per workflow, p50 / p99 ${pair(s.p50, s.p99)} ms`,
+				);
+				return [
+					bench.setting.key,
+					[
+						`${round(s.total)}; ${round(s.perWorkflow)}; ${pair(s.p50, s.p99)}`,
+						k === 0 ? '' : round(separate.total),
+						round(s.total / separate.total, 2),
+					],
+				];
 			}),
 		),
 	}));

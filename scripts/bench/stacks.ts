@@ -9,7 +9,8 @@ import { relayCredential, type CredentialRef } from '../../test/support/workflow
 import { fromEnv, type Setting } from './settings';
 
 /** The webhook id of bench workflow n: section 1 uses 1-5 and 7-11; section 5 uses 6; section 7 uses 12-14. */
-export const benchWebhookId = (n: number) => `b3e0c1d2-0000-4000-8000-${String(n).padStart(12, '0')}`;
+export const benchWebhookId = (n: number) =>
+	`b3e0c1d2-0000-4000-8000-${String(n).padStart(12, '0')}`;
 
 export interface BenchStack {
 	setting: Setting;
@@ -20,7 +21,10 @@ export interface BenchStack {
 }
 
 /** Starts a stack per setting (ports BENCH_N8N_PORT 5878 and BENCH_SIM_PORT 5880, + 100 per setting), runs `work`, stops them. */
-export async function withStacks<T>(settings: Setting[], work: (stacks: BenchStack[]) => Promise<T>): Promise<T> {
+export async function withStacks<T>(
+	settings: Setting[],
+	work: (stacks: BenchStack[]) => Promise<T>,
+): Promise<T> {
 	const stacks: BenchStack[] = [];
 	try {
 		for (const [i, setting] of settings.entries()) {
@@ -37,7 +41,14 @@ export async function withStacks<T>(settings: Setting[], work: (stacks: BenchSta
 				stack,
 				simulator: new SimClient(stack.simUrl as string),
 				credential: async (name, apiKey) => {
-					if (!created.has(name)) created.set(name, await relayCredential(stack.client, name, { baseUrl: stack.simUrl as string, apiKey }));
+					if (!created.has(name))
+						created.set(
+							name,
+							await relayCredential(stack.client, name, {
+								baseUrl: stack.simUrl as string,
+								apiKey,
+							}),
+						);
 					return created.get(name) as CredentialRef;
 				},
 			});

@@ -17,7 +17,14 @@ import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import { readJson } from '../../test/support/repo';
 import { cpuMs } from '../../test/support/stack/processes';
 import { sleep, waitUntil } from '../../test/support/waitUntil';
-import { FOREVER_WAIT, nodeState, sendSigned, waitRecord, writeState, type HandoffTarget } from './accountState';
+import {
+	FOREVER_WAIT,
+	nodeState,
+	sendSigned,
+	waitRecord,
+	writeState,
+	type HandoffTarget,
+} from './accountState';
 import type { Target } from './measure';
 import type { BenchStack } from './stacks';
 
@@ -76,21 +83,42 @@ let messages = 0;
 
 /** A contact's message in `chat`, as the service delivers it; must be answered 200. */
 async function messageFrom(target: Target, chat: string) {
-	const sample = readJson<Record<string, IDataObject>>('test', 'fixtures', 'sample-events.json')['message.received'];
+	const sample = readJson<Record<string, IDataObject>>('test', 'fixtures', 'sample-events.json')[
+		'message.received'
+	];
 	// Ids that do not contain the chat: recordOnce looks for the chat in the trigger's state.
 	const id = `${++messages}-${Date.now()}`;
-	const message = { ...(sample.message as IDataObject), id: `wamid.BENCHA${id}`, chatId: chat, from: `+${chat.split('@')[0]}`, timestamp: new Date().toISOString() };
-	const body = JSON.stringify({ ...sample, occurredAt: new Date().toISOString(), deliveryId: `bench-state-answer-${id}`, message });
-	const response = await fetch(target.url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-service-secret': target.secret }, body });
+	const message = {
+		...(sample.message as IDataObject),
+		id: `wamid.BENCHA${id}`,
+		chatId: chat,
+		from: `+${chat.split('@')[0]}`,
+		timestamp: new Date().toISOString(),
+	};
+	const body = JSON.stringify({
+		...sample,
+		occurredAt: new Date().toISOString(),
+		deliveryId: `bench-state-answer-${id}`,
+		message,
+	});
+	const response = await fetch(target.url, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json', 'x-service-secret': target.secret },
+		body,
+	});
 	await response.arrayBuffer();
-	if (response.status !== 200) throw new Error(`bench: a message from ${chat} got ${response.status}`);
+	if (response.status !== 200)
+		throw new Error(`bench: a message from ${chat} got ${response.status}`);
 }
 
 /**
  * One new wait recorded as Send and Wait records it, with `fields` as the trigger's state (cleared
  * of `keys` first) and `newest` the newest of its waits, if it has any (see the top).
  */
-export async function recordOnce(p: WaitsTrigger, state: { fields: IDataObject; keys: string[]; newest?: IDataObject }): Promise<Recording> {
+export async function recordOnce(
+	p: WaitsTrigger,
+	state: { fields: IDataObject; keys: string[]; newest?: IDataObject },
+): Promise<Recording> {
 	const { client, n8nPid } = p.bench.stack;
 	await writeState(client, p.waitsId, state.fields, state.keys);
 	// The newest wait's second hand-off (its question sent): the state is now the trigger's own
@@ -103,14 +131,24 @@ export async function recordOnce(p: WaitsTrigger, state: { fields: IDataObject; 
 	await untilIdle(n8nPid);
 	const n = ++recordings;
 	const chat = `4917800${String(n).padStart(6, '0')}@c.us`;
-	const wait = waitRecord(randomBytes(32), String(900_000 + n), 'b3e0c1d2-0000-4000-8000-0000000070a1', { chat, since: Date.now(), until: FOREVER_WAIT, questionId: null, passOn: false });
+	const wait = waitRecord(
+		randomBytes(32),
+		String(900_000 + n),
+		'b3e0c1d2-0000-4000-8000-0000000070a1',
+		{ chat, since: Date.now(), until: FOREVER_WAIT, questionId: null, passOn: false },
+	);
 	const cpuBefore = cpuMsExact(n8nPid);
 	const { answer, ms } = await sendSigned(p.waitHandoff, 'wait', JSON.stringify(wait));
 	await untilIdle(n8nPid);
 	const cpu = cpuMsExact(n8nPid) - cpuBefore;
 	const recorded = answer.recorded === true;
 	const saved = Object.keys(waitsInStaticData(await nodeState(client, p.waitsId))).length;
-	const sample = { answerMs: ms, cpuMs: cpu, recorded, extra: saved - Object.keys(waitsInStaticData(state.fields)).length - (recorded ? 1 : 0) };
+	const sample = {
+		answerMs: ms,
+		cpuMs: cpu,
+		recorded,
+		extra: saved - Object.keys(waitsInStaticData(state.fields)).length - (recorded ? 1 : 0),
+	};
 	// The recorded wait, and the newest one, which the trigger's memory now holds too (its write
 	// above), would stay in memory into the next recording, at any size: its contact's message
 	// makes the trigger drop each.
@@ -122,10 +160,18 @@ export async function recordOnce(p: WaitsTrigger, state: { fields: IDataObject; 
 	const live = async () => {
 		const now = Date.now();
 		const waits = Object.values(waitsInStaticData(await nodeState(client, p.waitsId)));
-		return waits.filter((w) => drop.includes(w.chat) && !w.resumedBy && w.until > now).map((w) => w.chat);
+		return waits
+			.filter((w) => drop.includes(w.chat) && !w.resumedBy && w.until > now)
+			.map((w) => w.chat);
 	};
-	await waitUntil('the trigger to drop the waits', async () => ((await live()).length === 0 ? true : undefined), { timeoutMs: 10_000, intervalMs: 200 }).catch(async () => {
-		throw new Error(`bench: the trigger still holds the waits in ${(await live()).join(', ')} as live after n8n answered their resume 404: the next recording would not meet the state it is measured at`);
+	await waitUntil(
+		'the trigger to drop the waits',
+		async () => ((await live()).length === 0 ? true : undefined),
+		{ timeoutMs: 10_000, intervalMs: 200 },
+	).catch(async () => {
+		throw new Error(
+			`bench: the trigger still holds the waits in ${(await live()).join(', ')} as live after n8n answered their resume 404: the next recording would not meet the state it is measured at`,
+		);
 	});
 	return sample;
 }

@@ -27,7 +27,10 @@ export const pair = (a: number, b: number): string => `${round(a)} / ${round(b)}
 
 export function header(settings: Setting[]): string[] {
 	const groups = settings.map((s) => `${s.label}: ours | alternative | ours ÷ alternative`);
-	return [`| # | Measurement | ${groups.join(' | ')} |`, `|---|---|${settings.map(() => '---|---|---|').join('')}`];
+	return [
+		`| # | Measurement | ${groups.join(' | ')} |`,
+		`|---|---|${settings.map(() => '---|---|---|').join('')}`,
+	];
 }
 
 export function render(settings: Setting[], rows: Row[]): string[] {
@@ -48,7 +51,12 @@ export function dateLine(): string {
  * section and says which figures are from when. Rows are kept only when the previous table has
  * the same columns (the same settings).
  */
-export function withRowsNotMeasured(file: string, table: string[], ranSections: Set<number>, only: string | undefined): string[] {
+export function withRowsNotMeasured(
+	file: string,
+	table: string[],
+	ranSections: Set<number>,
+	only: string | undefined,
+): string[] {
 	if (!only || !existsSync(file)) return table;
 	const previous = readFileSync(file, 'utf8').split('\n');
 	const sameColumns = previous[2] === table[2];
@@ -57,7 +65,9 @@ export function withRowsNotMeasured(file: string, table: string[], ranSections: 
 	// older table kept further down the file has other columns.
 	const end = previous.findIndex((line, i) => i >= 2 && !line.startsWith('|'));
 	const previousTable = previous.slice(0, end < 0 ? previous.length : end);
-	const kept = sameColumns ? previousTable.filter((line) => /^\| \d \|/.test(line) && !ranSections.has(sectionOf(line))) : [];
+	const kept = sameColumns
+		? previousTable.filter((line) => /^\| \d \|/.test(line) && !ranSections.has(sectionOf(line)))
+		: [];
 	const fresh = table.slice(4);
 	const rows = [...kept, ...fresh].sort((a, b) => sectionOf(a) - sectionOf(b));
 	// Only the previous run's own date line is quoted, so the header does not nest on every partial run.
@@ -65,5 +75,9 @@ export function withRowsNotMeasured(file: string, table: string[], ranSections: 
 		? `the other rows are kept from the previous run: "${previous[0].replace(/ Sections .*$/, '')}"`
 		: 'the previous run had other columns, so its rows are not kept';
 	const ran = [...ranSections].sort().join(', ');
-	return [`${table[0]} Sections ${ran} were measured now (BENCH_ONLY=${only}); ${note}`, ...table.slice(1, 4), ...rows];
+	return [
+		`${table[0]} Sections ${ran} were measured now (BENCH_ONLY=${only}); ${note}`,
+		...table.slice(1, 4),
+		...rows,
+	];
 }

@@ -25,7 +25,17 @@ return out`;
 /** Jobs in Bull's active list now (n8n's queue `jobs`, prefix `bull`), with their lock and fetch time. */
 export function activeJobs(): ActiveJob[] {
 	const stateFile = process.env.RELAY_QUEUE_STACK;
-	if (!stateFile) throw new Error('RELAY_QUEUE_STACK is not set: run this suite with test/e2e-queue/jest.config.js');
-	const out = redisCli(stateFile, ['--no-raw', 'eval', ACTIVE_WITH_LOCKS, '1', 'bull:jobs:active', 'bull:jobs:']);
+	if (!stateFile)
+		throw new Error(
+			'RELAY_QUEUE_STACK is not set: run this suite with test/e2e-queue/jest.config.js',
+		);
+	const out = redisCli(stateFile, [
+		'--no-raw',
+		'eval',
+		ACTIVE_WITH_LOCKS,
+		'1',
+		'bull:jobs:active',
+		'bull:jobs:',
+	]);
 	return parseActiveJobs(out);
 }

@@ -42,5 +42,7 @@ export function storedOutcomes(executionIds: string[]): Record<string, StoredOut
 		`select "executionId", translate(encode(convert_to(data, 'UTF8'), 'base64'), E'\\n', '')
 		   from execution_data where "executionId" in (${ids})`,
 	);
-	return Object.fromEntries(rows.map(([id, data]) => [id, storedOutcome(Buffer.from(data, 'base64').toString('utf8'))]));
+	return Object.fromEntries(
+		rows.map(([id, data]) => [id, storedOutcome(Buffer.from(data, 'base64').toString('utf8'))]),
+	);
 }

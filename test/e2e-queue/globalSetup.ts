@@ -29,8 +29,13 @@ export async function startQueueSuite(options: QueueOptions): Promise<void> {
 	// of 2026-11-23 a worker, starved of CPU, failed an execution on n8n's own 250 ms regex
 	// time-out (n8n-workflow safe-regex.js:41, validating a resource locator), which the soak
 	// counts as lost.
-	const env: Record<string, string> = process.env.QUEUE_ENGINE === 'lazy' ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {};
-	const { state, stop } = await startQueueStack({ keepFolder: process.env.QUEUE_KEEP_FOLDER === 'true', env, ...options });
+	const env: Record<string, string> =
+		process.env.QUEUE_ENGINE === 'lazy' ? { N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE: 'true' } : {};
+	const { state, stop } = await startQueueStack({
+		keepFolder: process.env.QUEUE_KEEP_FOLDER === 'true',
+		env,
+		...options,
+	});
 	process.env.RELAY_QUEUE_STACK = state.stateFile;
 	process.env.RELAY_ARTIFACTS = artifacts;
 	running.relayQueueStop = stop;

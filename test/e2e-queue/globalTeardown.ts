@@ -11,7 +11,8 @@ export default async function globalTeardown(): Promise<void> {
 		const state = loadState(process.env.RELAY_QUEUE_STACK as string);
 		const artifacts = process.env.RELAY_ARTIFACTS as string;
 		for (const proc of Object.values(state.processes)) {
-			if (existsSync(proc.logFile)) copyFileSync(proc.logFile, join(artifacts, basename(proc.logFile)));
+			if (existsSync(proc.logFile))
+				copyFileSync(proc.logFile, join(artifacts, basename(proc.logFile)));
 		}
 		console.log(`queue-mode logs and figures: ${artifacts}`);
 	} catch {

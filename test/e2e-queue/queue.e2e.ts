@@ -21,7 +21,12 @@ import { receivedIn, sample, sampleEventTypes } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
 import { exampleForSimulator } from '../support/examples';
 import { allExecutions } from '../support/executions';
-import { createWorkflow, importExample, relayCredential, triggerWorkflowData } from '../support/workflows';
+import {
+	createWorkflow,
+	importExample,
+	relayCredential,
+	triggerWorkflowData,
+} from '../support/workflows';
 import { N8nClient } from '../support/n8nClient';
 import { report } from '../support/report';
 import { SimClient } from '../support/simClient';
@@ -48,7 +53,11 @@ import { judgeFailedRuns, type StopWindow } from '../support/judges/workerShutdo
 import { deliver } from '../support/deliver';
 
 const info = deployment();
-const { deliveries: SOAK_DELIVERIES, concurrency: SOAK_CONCURRENCY, timeoutMs: SOAK_TIMEOUT_MS } = soakSettings();
+const {
+	deliveries: SOAK_DELIVERIES,
+	concurrency: SOAK_CONCURRENCY,
+	timeoutMs: SOAK_TIMEOUT_MS,
+} = soakSettings();
 
 type Event = IDataObject & { type: string; deliveryId: string };
 
@@ -70,7 +79,8 @@ const autoReply: Workflow = {
 	name: 'auto-reply',
 	id: info.workflows.autoReply.id,
 	// Events: message.received; Chats: only direct messages (examples/auto-reply.json).
-	selects: (event) => event.type === 'message.received' && ((event.message as IDataObject).group ?? null) === null,
+	selects: (event) =>
+		event.type === 'message.received' && ((event.message as IDataObject).group ?? null) === null,
 };
 const disconnectAlert: Workflow = {
 	name: 'disconnect-alert',
@@ -81,16 +91,20 @@ const disconnectAlert: Workflow = {
 const workflows = [autoReply, disconnectAlert];
 
 // Both workflows share acct_main's one webhook: every event goes there, each runs what it selects.
-const targets: Target[] = [{ account: 'acct_main', workflows: [autoReply, disconnectAlert], receives: () => true }];
+const targets: Target[] = [
+	{ account: 'acct_main', workflows: [autoReply, disconnectAlert], receives: () => true },
+];
 const targetFor = (event: Event) => targets.find((t) => t.receives(event)) as Target;
 
 const simulator = new SimClient(info.simUrl);
-const simCall = async (method: string, path: string, body?: unknown) => (await simulator.call<IDataObject>(method, path, body)).body;
+const simCall = async (method: string, path: string, body?: unknown) =>
+	(await simulator.call<IDataObject>(method, path, body)).body;
 const registeredWebhooks = () => simulator.webhooks();
 
 /** n8n's public API, paged: how many executions a workflow has (the database is read separately). */
 const mainApi = new N8nClient(info.mainUrl, { apiKey: info.apiKey });
-const executionCountViaApi = async (workflowId: string) => (await allExecutions(mainApi, { workflowId })).length;
+const executionCountViaApi = async (workflowId: string) =>
+	(await allExecutions(mainApi, { workflowId })).length;
 
 /** How long the workers may make no progress before the soak stops waiting and reports. */
 const STALL_MS = 180_000;
@@ -99,7 +113,11 @@ const STALL_MS = 180_000;
  * Polls `check` until it is done (true), it has reported the same progress for `stallMs`, or
  * `timeoutMs` has passed (false in both cases).
  */
-async function untilStalled(check: () => { done: boolean; progress: string }, stallMs: number, timeoutMs: number): Promise<boolean> {
+async function untilStalled(
+	check: () => { done: boolean; progress: string },
+	stallMs: number,
+	timeoutMs: number,
+): Promise<boolean> {
 	const started = Date.now();
 	let last = '';
 	let lastChange = started;
@@ -113,7 +131,10 @@ async function untilStalled(check: () => { done: boolean; progress: string }, st
 }
 
 function event(type: string, deliveryId: string, change?: (e: Event) => void): Event {
-	const body = { ...(sample(type as (typeof sampleEventTypes)[number]) as IDataObject), deliveryId } as Event;
+	const body = {
+		...(sample(type as (typeof sampleEventTypes)[number]) as IDataObject),
+		deliveryId,
+	} as Event;
 	change?.(body);
 	return body;
 }
@@ -125,10 +146,11 @@ function groupMessage(deliveryId: string) {
 	});
 }
 
-const executionsOf = (rows: ExecutionRow[], deliveryId: string) => rows.filter((r) => r.deliveryId === deliveryId);
+const executionsOf = (rows: ExecutionRow[], deliveryId: string) =>
+	rows.filter((r) => r.deliveryId === deliveryId);
 
 describe('n8n queue mode: main, one webhook process, two workers', () => {
-	test('publishing registered the account\'s shared webhook at the balancer in front of the webhook process, not at main', async () => {
+	test("publishing registered the account's shared webhook at the balancer in front of the webhook process, not at main", async () => {
 		const webhooks = await registeredWebhooks();
 		// The alert, published last, holds it and lists the auto-reply (docs/shared-webhook.md).
 		const registration = parseRegistration(webhooks.acct_main!.url)!;
@@ -141,7 +163,10 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		// delivery there would be lost, so the registration must not point there.
 		const atMain = await fetch(webhooks.acct_main!.url.replace(info.webhookUrl, info.mainUrl), {
 			method: 'POST',
-			headers: { 'content-type': 'application/json', 'x-service-secret': webhooks.acct_main!.secret },
+			headers: {
+				'content-type': 'application/json',
+				'x-service-secret': webhooks.acct_main!.secret,
+			},
 			body: JSON.stringify(event('message.received', 'qd-9000000')),
 		});
 		expect(atMain.status).toBe(404);
@@ -151,15 +176,25 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 	test('a delivery is verified by the webhook process, enqueued, and run by a worker', async () => {
 		const before = lastExecutionId();
 		const messagesBefore = ((await simCall('GET', '/state')).messages as unknown[]).length;
-		const reply = await simCall('POST', '/deliver', { account: 'acct_main', event: event('message.received', 'qd-9000001') });
+		const reply = await simCall('POST', '/deliver', {
+			account: 'acct_main',
+			event: event('message.received', 'qd-9000001'),
+		});
 		expect(reply.status).toBe(200);
-		const alert = await simCall('POST', '/deliver', { account: 'acct_main', event: event('number.disconnected', 'qd-9000002') });
+		const alert = await simCall('POST', '/deliver', {
+			account: 'acct_main',
+			event: event('number.disconnected', 'qd-9000002'),
+		});
 		expect(alert.status).toBe(200);
 
-		const rows = await waitUntil('both runs to finish', () => {
-			const list = executions(workflows.map((w) => w.id)).filter((r) => Number(r.id) > before);
-			return list.length >= 2 && list.every((r) => r.status === 'success') ? list : undefined;
-		}, { intervalMs: 500 });
+		const rows = await waitUntil(
+			'both runs to finish',
+			() => {
+				const list = executions(workflows.map((w) => w.id)).filter((r) => Number(r.id) > before);
+				return list.length >= 2 && list.every((r) => r.status === 'success') ? list : undefined;
+			},
+			{ intervalMs: 500 },
+		);
 		expect(rows.map((r) => [r.workflowId, r.deliveryId])).toEqual([
 			[autoReply.id, 'qd-9000001'],
 			[disconnectAlert.id, 'qd-9000002'],
@@ -170,7 +205,9 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		for (const row of rows) {
 			expect(enqueuedBy('webhook')).toContain(row.id);
 			expect(started.filter((id) => id === row.id)).toHaveLength(1);
-			expect(readLog('main')).not.toMatch(new RegExp(`(Enqueued|started) execution ${row.id} \\(job`));
+			expect(readLog('main')).not.toMatch(
+				new RegExp(`(Enqueued|started) execution ${row.id} \\(job`),
+			);
 		}
 		// The runs did their work: the reply and the alert reached the service.
 		const messages = (await simCall('GET', '/state')).messages as IDataObject[];
@@ -185,14 +222,27 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 	test('a bad secret gets 401 from the webhook process and nothing is enqueued or run', async () => {
 		const before = lastExecutionId();
 		const enqueuedBefore = enqueuedBy('webhook').length;
-		const bad = await simCall('POST', '/deliver', { account: 'acct_main', secret: 'whsec_wrong', event: event('message.received', 'qd-9000003') });
+		const bad = await simCall('POST', '/deliver', {
+			account: 'acct_main',
+			secret: 'whsec_wrong',
+			event: event('message.received', 'qd-9000003'),
+		});
 		expect(bad.status).toBe(401);
-		const missing = await simCall('POST', '/deliver', { account: 'acct_main', secret: null, event: event('message.received', 'qd-9000004') });
+		const missing = await simCall('POST', '/deliver', {
+			account: 'acct_main',
+			secret: null,
+			event: event('message.received', 'qd-9000004'),
+		});
 		expect(missing.status).toBe(401);
 		// A good one after them: once it has run, the bad ones would have run too.
-		const good = await simCall('POST', '/deliver', { account: 'acct_main', event: event('message.received', 'qd-9000005') });
+		const good = await simCall('POST', '/deliver', {
+			account: 'acct_main',
+			event: event('message.received', 'qd-9000005'),
+		});
 		expect(good.status).toBe(200);
-		await waitUntil('the good delivery to run', () => finishedSince(before) >= 1, { intervalMs: 500 });
+		await waitUntil('the good delivery to run', () => finishedSince(before) >= 1, {
+			intervalMs: 500,
+		});
 		await sleep(1000);
 		const rows = executions([autoReply.id]).filter((r) => Number(r.id) > before);
 		expect(rows.map((r) => r.deliveryId)).toEqual(['qd-9000005']);
@@ -203,7 +253,11 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		const before = lastExecutionId();
 		const { url, secret } = (await registeredWebhooks()).acct_main!;
 		const post = async (contentType: string, body: string) =>
-			await fetch(url, { method: 'POST', headers: { 'content-type': contentType, 'x-service-secret': secret }, body });
+			await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': contentType, 'x-service-secret': secret },
+				body,
+			});
 		// A version-1 start node's JSON body is parsed by n8n before the node runs
 		// (docs/per-delivery-findings.md, section 5): a parse error never reaches the trigger.
 		const malformedJson = await post('application/json', '{"type": "message.received", ');
@@ -267,11 +321,23 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				after: number;
 			}> = [];
 			const plan = [
-				{ process: 'worker1', atDelivery: Math.floor(SOAK_DELIVERIES / 3), gateOn: 'signalled' as const },
-				{ process: 'webhook', atDelivery: Math.floor((2 * SOAK_DELIVERIES) / 3), gateOn: 'stopped' as const },
+				{
+					process: 'worker1',
+					atDelivery: Math.floor(SOAK_DELIVERIES / 3),
+					gateOn: 'signalled' as const,
+				},
+				{
+					process: 'webhook',
+					atDelivery: Math.floor((2 * SOAK_DELIVERIES) / 3),
+					gateOn: 'stopped' as const,
+				},
 			].map((step) => {
 				let open!: () => void;
-				return { ...step, gate: new Promise<void>((resolve) => (open = resolve)), open: () => open() };
+				return {
+					...step,
+					gate: new Promise<void>((resolve) => (open = resolve)),
+					open: () => open(),
+				};
 			});
 			let next = 0;
 			// The worker's stop as Redis sees it (bullJobs.ts), so that a job n8n loses there is
@@ -279,11 +345,13 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			// (workerShutdownRace.ts): each job's lock token while the soak runs (a worker life's
 			// token, one per life), and what bull held active when the stopped worker had exited.
 			const lockOf = new Map<string, string>();
-			const workerStops: Array<Omit<StopWindow, 'tokens'> & { process: string; lifeLog: string }> = [];
+			const workerStops: Array<Omit<StopWindow, 'tokens'> & { process: string; lifeLog: string }> =
+				[];
 			let watchingLocks = true;
 			const lockWatch = (async () => {
 				while (watchingLocks) {
-					for (const job of activeJobs()) if (job.lockToken && !lockOf.has(job.jobId)) lockOf.set(job.jobId, job.lockToken);
+					for (const job of activeJobs())
+						if (job.lockToken && !lockOf.has(job.jobId)) lockOf.set(job.jobId, job.lockToken);
 					await sleep(500);
 				}
 			})();
@@ -302,13 +370,24 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 								const exitedAt = Date.now();
 								const activeAtExit = activeJobs();
 								const log = readLog(step.process);
-								workerStops.push({ process: step.process, signalledAt, exitedAt, activeAtExit, lifeLog: log.slice(log.lastIndexOf('n8n worker is now ready')) });
+								workerStops.push({
+									process: step.process,
+									signalledAt,
+									exitedAt,
+									activeAtExit,
+									lifeLog: log.slice(log.lastIndexOf('n8n worker is now ready')),
+								});
 								watchingLocks = false;
 							}
 							step.open();
 						},
 					});
-					restarts.push({ process: step.process, atDelivery: step.atDelivery, memoryBeforeMb, ...result });
+					restarts.push({
+						process: step.process,
+						atDelivery: step.atDelivery,
+						memoryBeforeMb,
+						...result,
+					});
 				}
 			})();
 			restartChain.finally(() => (watchingLocks = false)).catch(() => undefined);
@@ -321,10 +400,16 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 						const index = next++;
 						const delivery = deliveries[index];
 						for (const step of plan) if (index >= step.atDelivery) await step.gate;
-						delivery.result = await deliverWithRetries(delivery.url, JSON.stringify(delivery.body), delivery.secret, {
-							deadlineMs: 240_000,
-						});
-						if (Date.now() - soakStarted > SOAK_TIMEOUT_MS) throw new Error('soak took longer than QUEUE_SOAK_TIMEOUT_S');
+						delivery.result = await deliverWithRetries(
+							delivery.url,
+							JSON.stringify(delivery.body),
+							delivery.secret,
+							{
+								deadlineMs: 240_000,
+							},
+						);
+						if (Date.now() - soakStarted > SOAK_TIMEOUT_MS)
+							throw new Error('soak took longer than QUEUE_SOAK_TIMEOUT_S');
 					}
 				}),
 			);
@@ -332,12 +417,20 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			await restartChain;
 			await lockWatch;
 			// The stopped life's token: the locks seen on the jobs it logged as started.
-			const stops: StopWindow[] = workerStops.map(({ signalledAt, exitedAt, activeAtExit, lifeLog }) => ({
-				signalledAt,
-				exitedAt,
-				activeAtExit,
-				tokens: [...new Set([...lifeLog.matchAll(/Worker started execution \d+ \(job (\d+)\)/g)].map((m) => lockOf.get(m[1])).filter((t): t is string => t !== undefined))],
-			}));
+			const stops: StopWindow[] = workerStops.map(
+				({ signalledAt, exitedAt, activeAtExit, lifeLog }) => ({
+					signalledAt,
+					exitedAt,
+					activeAtExit,
+					tokens: [
+						...new Set(
+							[...lifeLog.matchAll(/Worker started execution \d+ \(job (\d+)\)/g)]
+								.map((m) => lockOf.get(m[1]))
+								.filter((t): t is string => t !== undefined),
+						),
+					],
+				}),
+			);
 
 			// What each delivery should have started: one run in each listening workflow that selects it.
 			const expected = new Map<string, string[]>(workflows.map((w) => [w.id, []]));
@@ -353,7 +446,10 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			const caughtUp = await untilStalled(
 				() => {
 					const queue = bullCounts();
-					return { done: finishedSince(before) >= expectedRuns && queue.wait === 0 && queue.active === 0, progress: `${finishedSince(before)} ${JSON.stringify(queue)}` };
+					return {
+						done: finishedSince(before) >= expectedRuns && queue.wait === 0 && queue.active === 0,
+						progress: `${finishedSince(before)} ${JSON.stringify(queue)}`,
+					};
 				},
 				STALL_MS,
 				Math.max(60_000, SOAK_TIMEOUT_MS - (Date.now() - soakStarted)),
@@ -366,16 +462,25 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 
 			const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
 			const refusedThenAccepted = deliveries.filter(
-				(d) => d.result?.status === 200 && d.result.attempts.some((a) => a.outcome === 'refused' || (a.outcome === 'status' && a.status! >= 500)),
+				(d) =>
+					d.result?.status === 200 &&
+					d.result.attempts.some(
+						(a) => a.outcome === 'refused' || (a.outcome === 'status' && a.status! >= 500),
+					),
 			);
 			const ambiguousThenRetried = deliveries.filter(
-				(d) => d.result!.attempts.length > 1 && d.result!.attempts.some((a) => a.outcome === 'dropped' || a.outcome === 'timeout'),
+				(d) =>
+					d.result!.attempts.length > 1 &&
+					d.result!.attempts.some((a) => a.outcome === 'dropped' || a.outcome === 'timeout'),
 			);
 			// Runs that did not succeed and deliveries a workflow lost are excused only as the one
 			// failure n8n itself makes while it stops a worker, each for the one delivery it lost
 			// (workerShutdownRace.ts has the rule); everything else fails the suite below.
 			const deliveryAtEnqueue = enqueuedDeliveries();
-			const lostIn = (w: Workflow) => expected.get(w.id)!.filter((id) => !rows.some((r) => r.workflowId === w.id && r.deliveryId === id));
+			const lostIn = (w: Workflow) =>
+				expected
+					.get(w.id)!
+					.filter((id) => !rows.some((r) => r.workflowId === w.id && r.deliveryId === id));
 			const verdict = judgeFailedRuns({
 				runs: rows,
 				workerLogs: [readLog('worker1'), readLog('worker2')],
@@ -385,8 +490,12 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				enqueued: deliveryAtEnqueue,
 				lost: Object.fromEntries(workflows.map((w) => [w.id, lostIn(w)])),
 			});
-			const failedByWorkerStop = rows.filter((r) => verdict.excused.some((e) => e.executionId === r.id));
-			const notSavedByWorkerStop = rows.filter((r) => verdict.notSaved.some((e) => e.executionId === r.id));
+			const failedByWorkerStop = rows.filter((r) =>
+				verdict.excused.some((e) => e.executionId === r.id),
+			);
+			const notSavedByWorkerStop = rows.filter((r) =>
+				verdict.notSaved.some((e) => e.executionId === r.id),
+			);
 			const perWorkflow = Object.fromEntries(
 				workflows.map((w) => {
 					const runs = rows.filter((r) => r.workflowId === w.id);
@@ -396,9 +505,14 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 						{
 							expected: expected.get(w.id)!.length,
 							runs: runs.length,
-							failedByN8nWhileStoppingAWorker: failedByWorkerStop.filter((r) => r.workflowId === w.id).map((r) => r.id),
+							failedByN8nWhileStoppingAWorker: failedByWorkerStop
+								.filter((r) => r.workflowId === w.id)
+								.map((r) => r.id),
 							lost: expected.get(w.id)!.filter((id) => !ids.includes(id)).length,
-							lostIds: expected.get(w.id)!.filter((id) => !ids.includes(id)).slice(0, 20),
+							lostIds: expected
+								.get(w.id)!
+								.filter((id) => !ids.includes(id))
+								.slice(0, 20),
 							duplicates: ids.length - new Set(ids).size,
 						},
 					];
@@ -428,7 +542,10 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				workerStops: workerStops.map((w, i) => ({
 					process: w.process,
 					stopMs: w.exitedAt - w.signalledAt,
-					activeAtExit: w.activeAtExit.map((j) => ({ ...j, byStoppedWorker: j.lockToken !== null && stops[i].tokens.includes(j.lockToken) })),
+					activeAtExit: w.activeAtExit.map((j) => ({
+						...j,
+						byStoppedWorker: j.lockToken !== null && stops[i].tokens.includes(j.lockToken),
+					})),
 					stoppedLifeTokens: stops[i].tokens.length,
 					jobsWithLocksSeen: lockOf.size,
 				})),
@@ -448,7 +565,10 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 					status404: attempts.filter((a) => a.status === 404).length,
 				},
 				refusedThenAccepted: refusedThenAccepted.length,
-				droppedOrTimedOutThenRetried: ambiguousThenRetried.map((d) => ({ id: d.id, attempts: d.result!.attempts })),
+				droppedOrTimedOutThenRetried: ambiguousThenRetried.map((d) => ({
+					id: d.id,
+					attempts: d.result!.attempts,
+				})),
 				restarts,
 				memoryStartMb: memoryStart,
 				memoryEndMb: memoryEnd,
@@ -458,35 +578,67 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 
 			// Every good delivery was accepted, every bad one refused with 401 (after retries, if
 			// it met a process that was down).
-			expect(deliveries.filter((d) => d.good && d.result?.status !== 200).map((d) => [d.id, d.result])).toEqual([]);
-			expect(deliveries.filter((d) => !d.good && d.result?.status !== 401).map((d) => [d.id, d.result])).toEqual([]);
+			expect(
+				deliveries.filter((d) => d.good && d.result?.status !== 200).map((d) => [d.id, d.result]),
+			).toEqual([]);
+			expect(
+				deliveries.filter((d) => !d.good && d.result?.status !== 401).map((d) => [d.id, d.result]),
+			).toEqual([]);
 			// Exactly once in each workflow that selected it; nothing else ran.
 			for (const w of workflows) {
 				const excused = failedByWorkerStop.filter((r) => r.workflowId === w.id);
 				const ids = rows
 					.filter((r) => r.workflowId === w.id && !excused.includes(r))
-					.map((r) => r.deliveryId ?? `no deliveryId (execution ${r.id}, ${r.status}${r.problem ? `: ${r.problem}` : ''})`);
+					.map(
+						(r) =>
+							r.deliveryId ??
+							`no deliveryId (execution ${r.id}, ${r.status}${r.problem ? `: ${r.problem}` : ''})`,
+					);
 				// Each run n8n failed while stopping a worker accounts for exactly one lost event:
 				// the very delivery its execution was created for.
 				const lost = expected.get(w.id)!.filter((id) => !ids.includes(id));
 				expect(lost.length).toBe(excused.length);
-				expect([...lost].sort()).toEqual(verdict.excused.filter((e) => e.workflowId === w.id).map((e) => e.deliveryId).sort());
-				expect([...ids].sort()).toEqual(expected.get(w.id)!.filter((id) => !lost.includes(id)).sort());
+				expect([...lost].sort()).toEqual(
+					verdict.excused
+						.filter((e) => e.workflowId === w.id)
+						.map((e) => e.deliveryId)
+						.sort(),
+				);
+				expect([...ids].sort()).toEqual(
+					expected
+						.get(w.id)!
+						.filter((id) => !lost.includes(id))
+						.sort(),
+				);
 				expect(await executionCountViaApi(w.id)).toBe(executions([w.id]).length);
 			}
-			expect(rows.filter((r) => r.status !== 'success' && !failedByWorkerStop.includes(r) && !notSavedByWorkerStop.includes(r)).map((r) => [r.id, r.status, r.problem])).toEqual([]);
+			expect(
+				rows
+					.filter(
+						(r) =>
+							r.status !== 'success' &&
+							!failedByWorkerStop.includes(r) &&
+							!notSavedByWorkerStop.includes(r),
+					)
+					.map((r) => [r.id, r.status, r.problem]),
+			).toEqual([]);
 			// A node that failed a run while its worker stopped, any other failure, and any loss
 			// no such run accounts for, fail here (workerShutdownRace.test.ts proves it).
 			expect(verdict.unexcused).toEqual([]);
 			expect(verdict.unexplainedLosses).toEqual([]);
 			// The delivery kept at enqueue is the one each run carries: what attributes a loss works.
-			expect(rows.filter((r) => r.deliveryId !== null && deliveryAtEnqueue[r.id] !== r.deliveryId).map((r) => [r.id, r.deliveryId, deliveryAtEnqueue[r.id]])).toEqual([]);
+			expect(
+				rows
+					.filter((r) => r.deliveryId !== null && deliveryAtEnqueue[r.id] !== r.deliveryId)
+					.map((r) => [r.id, r.deliveryId, deliveryAtEnqueue[r.id]]),
+			).toEqual([]);
 			// At most what one worker can have in flight (its concurrency, 10) for the one worker stop.
 			expect(failedByWorkerStop.length + notSavedByWorkerStop.length).toBeLessThanOrEqual(10);
 			// The stop was watched in Redis: the stopped life's lock token was seen (what ties a
 			// stalled job to the worker that fetched it).
 			expect(stops.map((s) => s.tokens.length)).toEqual([1]);
-			for (const d of deliveries.filter((x) => !x.good)) expect(executionsOf(rows, d.id)).toEqual([]);
+			for (const d of deliveries.filter((x) => !x.good))
+				expect(executionsOf(rows, d.id)).toEqual([]);
 			// Run on the workers, each run once: every run was enqueued by the webhook process
 			// and started by exactly one worker (a worker's log keeps both of its lives).
 			const enqueued = enqueuedBy('webhook').filter((id) => !enqueuedBefore.has(id));
@@ -516,13 +668,26 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		// each execution was created for is kept at creation (executionEvidence.ts), so that such a
 		// run still counts as a run of its delivery.
 		recordEnqueuedDeliveries();
-		const credential = await relayCredential(mainApi, 'hard-kill queue account', { baseUrl: info.simUrl, apiKey: 'sim-key-hardkill-queue' });
+		const credential = await relayCredential(mainApi, 'hard-kill queue account', {
+			baseUrl: info.simUrl,
+			apiKey: 'sim-key-hardkill-queue',
+		});
 		const ids: string[] = [];
 		for (const [name, webhookId, events] of [
 			['hard-kill queue reply', 'a1e0c0de-0000-4000-8000-0000000c2101', ['message.received']],
 			['hard-kill queue logger', 'a1e0c0de-0000-4000-8000-0000000c2102', ['*']],
 		] as const) {
-			const id = await createWorkflow(mainApi, triggerWorkflowData({ name, credential, webhookId, events: [...events], typeVersion: 3, waitSeconds: 1 }));
+			const id = await createWorkflow(
+				mainApi,
+				triggerWorkflowData({
+					name,
+					credential,
+					webhookId,
+					events: [...events],
+					typeVersion: 3,
+					waitSeconds: 1,
+				}),
+			);
 			await mainApi.api('POST', `/workflows/${id}/activate`);
 			ids.push(id);
 		}
@@ -533,7 +698,10 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
 		const kills: Array<Kill & { atSeconds: number; downMs: number }> = [];
 		const killing = (async () => {
-			for (const [process, atMs] of [['webhook', 15_000], ['worker1', 35_000]] as const) {
+			for (const [process, atMs] of [
+				['webhook', 15_000],
+				['worker1', 35_000],
+			] as const) {
 				// The worker dies 10 s after the webhook process is back at the earliest: killed while
 				// the senders still waited out the webhook process's restart (down 17-19 s), it had
 				// nothing running in 2 of 5 runs, and the test then proved nothing about it.
@@ -547,10 +715,26 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 						killedAt = Date.now();
 						// Its log as the kill left it, from its last start: what that life did.
 						const log = readLog(process);
-						killedLife = log.slice(Math.max(0, log.lastIndexOf(process === 'webhook' ? 'Starting n8n webhook process' : 'n8n worker is now ready')));
+						killedLife = log.slice(
+							Math.max(
+								0,
+								log.lastIndexOf(
+									process === 'webhook'
+										? 'Starting n8n webhook process'
+										: 'n8n worker is now ready',
+								),
+							),
+						);
 					},
 				});
-				kills.push({ process, atSeconds: Math.round((killedAt - start) / 100) / 10, downMs: result.downMs, killedAt, backAt: Date.now(), killedLife });
+				kills.push({
+					process,
+					atSeconds: Math.round((killedAt - start) / 100) / 10,
+					downMs: result.downMs,
+					killedAt,
+					backAt: Date.now(),
+					killedLife,
+				});
 			}
 		})();
 		let next = 0;
@@ -561,7 +745,12 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				const body = event(type, `qd-${7_000_000 + i}`);
 				const delivery: (typeof deliveries)[number] = { id: body.deliveryId, type };
 				deliveries.push(delivery);
-				delivery.result = await deliverWithRetries(webhook.url, JSON.stringify(body), webhook.secret, { deadlineMs: 300_000 });
+				delivery.result = await deliverWithRetries(
+					webhook.url,
+					JSON.stringify(body),
+					webhook.secret,
+					{ deadlineMs: 300_000 },
+				);
 			}
 		});
 		await Promise.all([...sending, killing]);
@@ -574,20 +763,33 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		const complete = await untilStalled(
 			() => {
 				rows = executions(ids).filter((r) => Number(r.id) > before);
-				const missing = expected.filter((p) => !rows.some((r) => r.workflowId === p.workflowId && r.deliveryId === p.id && r.status === 'success'));
+				const missing = expected.filter(
+					(p) =>
+						!rows.some(
+							(r) =>
+								r.workflowId === p.workflowId && r.deliveryId === p.id && r.status === 'success',
+						),
+				);
 				return { done: missing.length === 0, progress: `${rows.length} ${missing.length}` };
 			},
 			STALL_MS,
 			300_000,
 		);
-		const byPair = (p: { workflowId: string; id: string }) => rows.filter((r) => r.workflowId === p.workflowId && r.deliveryId === p.id);
+		const byPair = (p: { workflowId: string; id: string }) =>
+			rows.filter((r) => r.workflowId === p.workflowId && r.deliveryId === p.id);
 		const lost = expected.filter((p) => !byPair(p).some((r) => r.status === 'success'));
 		const ranTwice = expected.filter((p) => byPair(p).length > 1);
 		// Each run that did not succeed, each double run and each failure the service saw must be
 		// explained by a kill, event by event (hardKillJudge.ts has the rules).
 		const times = new Map(
 			sql(`select id, coalesce((extract(epoch from "createdAt") * 1000)::bigint::text, ''), coalesce((extract(epoch from "startedAt") * 1000)::bigint::text, '')
-			       from execution_entity where id > ${before}`).map(([id, created, started]) => [id, { createdAt: created ? Number(created) : null, startedAt: started ? Number(started) : null }]),
+			       from execution_entity where id > ${before}`).map(([id, created, started]) => [
+				id,
+				{
+					createdAt: created ? Number(created) : null,
+					startedAt: started ? Number(started) : null,
+				},
+			]),
 		);
 		const notSucceeded = rows.filter((r) => r.status !== 'success');
 		const createdFor = enqueuedDeliveries();
@@ -606,24 +808,59 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		});
 		// A redelivery that can run an event again: an attempt cut by a kill (dropped, timed out or
 		// answered 5xx while in flight at it), not merely a second attempt.
-		const redelivered = (id: string) => cutAttempts(deliveries.find((d) => d.id === id)?.result?.attempts ?? [], kills).length > 0;
+		const redelivered = (id: string) =>
+			cutAttempts(deliveries.find((d) => d.id === id)?.result?.attempts ?? [], kills).length > 0;
 		const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
 		report('queue-hard-kill', {
 			deliveries: deliveries.length,
 			pairs: expected.length,
 			complete,
-			kills: kills.map((k) => ({ process: k.process, atSeconds: k.atSeconds, downMs: k.downMs, killedAt: k.killedAt, backAt: k.backAt })),
-			attempts: attempts.reduce<Record<string, number>>((n, a) => ({ ...n, [a.status ?? a.outcome]: (n[a.status ?? a.outcome] ?? 0) + 1 }), {}),
-			executions: rows.reduce<Record<string, number>>((n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }), {}),
+			kills: kills.map((k) => ({
+				process: k.process,
+				atSeconds: k.atSeconds,
+				downMs: k.downMs,
+				killedAt: k.killedAt,
+				backAt: k.backAt,
+			})),
+			attempts: attempts.reduce<Record<string, number>>(
+				(n, a) => ({ ...n, [a.status ?? a.outcome]: (n[a.status ?? a.outcome] ?? 0) + 1 }),
+				{},
+			),
+			executions: rows.reduce<Record<string, number>>(
+				(n, r) => ({ ...n, [r.status]: (n[r.status] ?? 0) + 1 }),
+				{},
+			),
 			lost: lost.length,
-			lostSample: lost.slice(0, 10).map((p) => ({ ...p, runs: byPair(p).map((r) => r.status), attempts: deliveries.find((d) => d.id === p.id)?.result?.attempts })),
+			lostSample: lost.slice(0, 10).map((p) => ({
+				...p,
+				runs: byPair(p).map((r) => r.status),
+				attempts: deliveries.find((d) => d.id === p.id)?.result?.attempts,
+			})),
 			ranTwice: ranTwice.length,
-			ranTwiceRuns: ranTwice.map((p) => `${p.workflowId === reply ? 'reply' : 'logger'} ${p.id}: ${byPair(p).map((r) => `${r.id} ${r.status}`).join(',')}; cut attempts ${cutAttempts(deliveries.find((d) => d.id === p.id)?.result?.attempts ?? [], kills).map((a) => a.status ?? a.outcome).join(',')}`),
-			notSucceeded: notSucceeded.map((r) => ({ ...r, createdFor: createdFor[r.id] ?? null, ...times.get(r.id) })),
+			ranTwiceRuns: ranTwice.map(
+				(p) =>
+					`${p.workflowId === reply ? 'reply' : 'logger'} ${p.id}: ${byPair(p)
+						.map((r) => `${r.id} ${r.status}`)
+						.join(',')}; cut attempts ${cutAttempts(
+						deliveries.find((d) => d.id === p.id)?.result?.attempts ?? [],
+						kills,
+					)
+						.map((a) => a.status ?? a.outcome)
+						.join(',')}`,
+			),
+			notSucceeded: notSucceeded.map((r) => ({
+				...r,
+				createdFor: createdFor[r.id] ?? null,
+				...times.get(r.id),
+			})),
 			// Runs a kill cut (0: this run proved nothing about a cut run).
-			runsCutByAKill: notSucceeded.filter((r) => verdict.unexplainedRuns.every((u) => u.id !== r.id)).length,
+			runsCutByAKill: notSucceeded.filter((r) =>
+				verdict.unexplainedRuns.every((u) => u.id !== r.id),
+			).length,
 			notSucceededOutcomes: storedOutcomes(notSucceeded.map((r) => r.id)),
-			attemptsOfDeliveriesThatFailedOnce: deliveries.filter((d) => d.result?.attempts.some((a) => a.status !== 200)).map((d) => ({ id: d.id, attempts: d.result?.attempts })),
+			attemptsOfDeliveriesThatFailedOnce: deliveries
+				.filter((d) => d.result?.attempts.some((a) => a.status !== 200))
+				.map((d) => ({ id: d.id, attempts: d.result?.attempts })),
 			failuresAfterBack: verdict.failuresAfterBack,
 			unexplainedRuns: verdict.unexplainedRuns,
 			extraRunsUnexplained: verdict.extraRunsUnexplained,
@@ -644,45 +881,76 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		expect(ranTwice.length).toBeLessThanOrEqual(2 * 4 * 2);
 		// The service saw failures only around the kills, and for a bounded time after n8n was back.
 		expect(verdict.failuresNotAtAKill).toEqual([]);
-		for (const k of verdict.failuresAfterBack) expect(k.lastFailureSentAfterBackMs ?? -Infinity).toBeLessThanOrEqual(k.boundSentAfterBackMs);
+		for (const k of verdict.failuresAfterBack)
+			expect(k.lastFailureSentAfterBackMs ?? -Infinity).toBeLessThanOrEqual(k.boundSentAfterBackMs);
 		expect(kills.map((k) => k.process)).toEqual(['webhook', 'worker1']);
 		for (const id of ids) await mainApi.api('POST', `/workflows/${id}/deactivate`);
 	}, 900_000);
 
 	test('Send and Wait for Reply: the question is asked on a worker, the answer reaches the webhook process through the balancer, and the run resumes on a worker', async () => {
-		const credential = await relayCredential(mainApi, 'wait queue account', { baseUrl: info.simUrl, apiKey: 'sim-key-wait-queue' });
+		const credential = await relayCredential(mainApi, 'wait queue account', {
+			baseUrl: info.simUrl,
+			apiKey: 'sim-key-wait-queue',
+		});
 		const appointment = exampleForSimulator('appointment-confirmation.json');
 		const { id } = await importExample(mainApi, appointment, { messagingRelayApi: credential });
 		await mainApi.api('POST', `/workflows/${id}/activate`);
 		try {
 			const since = Date.now();
 			const chat = '4917620000001@c.us';
-			const question = (appointment.nodes.find((n) => n.name === 'Ask to confirm')!.parameters as IDataObject).message as string;
+			const question = (
+				appointment.nodes.find((n) => n.name === 'Ask to confirm')!.parameters as IDataObject
+			).message as string;
 			const sentHere = async () =>
 				(await simulator.requests(since))
-					.filter((r) => r.path === '/v1/messages' && r.account === 'acct_wait_queue' && (r.body as IDataObject).to === chat)
+					.filter(
+						(r) =>
+							r.path === '/v1/messages' &&
+							r.account === 'acct_wait_queue' &&
+							(r.body as IDataObject).to === chat,
+					)
 					.map((r) => (r.body as IDataObject).text);
-			const deliverText = async (text: string) => await deliver(simulator, receivedIn(chat, { text }), { account: 'acct_wait_queue' });
+			const deliverText = async (text: string) =>
+				await deliver(simulator, receivedIn(chat, { text }), { account: 'acct_wait_queue' });
 
 			expect((await deliverText('A table tomorrow?')).status).toBe(200);
-			await waitUntil('the question', async () => ((await sentHere()).length >= 1 ? true : undefined), { intervalMs: 300 });
-			const [waiting] = await waitUntil('the run to wait', () => {
-				const rows = executions([id]).filter((r) => r.status === 'waiting');
-				return rows.length > 0 ? rows : undefined;
-			}, { intervalMs: 300 });
+			await waitUntil(
+				'the question',
+				async () => ((await sentHere()).length >= 1 ? true : undefined),
+				{ intervalMs: 300 },
+			);
+			const [waiting] = await waitUntil(
+				'the run to wait',
+				() => {
+					const rows = executions([id]).filter((r) => r.status === 'waiting');
+					return rows.length > 0 ? rows : undefined;
+				},
+				{ intervalMs: 300 },
+			);
 
 			const answer = await deliverText('1');
 			expect(answer).toMatchObject({ status: 200 });
-			expect(JSON.parse(answer.body as string)).toEqual({ received: true, answered: 'a waiting run' });
-			await waitUntil('the booking', async () => ((await sentHere()).length >= 2 ? true : undefined), { intervalMs: 300 });
+			expect(JSON.parse(answer.body as string)).toEqual({
+				received: true,
+				answered: 'a waiting run',
+			});
+			await waitUntil(
+				'the booking',
+				async () => ((await sentHere()).length >= 2 ? true : undefined),
+				{ intervalMs: 300 },
+			);
 			await sleep(1_000);
 			expect(await sentHere()).toEqual([question, 'Booked: see you tomorrow at 19:00!']);
 			expect(executions([id]).map((r) => [r.id, r.status])).toEqual([[waiting.id, 'success']]);
 			// Both parts of the run were enqueued by the webhook process and run by workers (the
 			// question, then the resume), never by main.
-			const started = [...startedBy('worker1'), ...startedBy('worker2')].filter((x) => x === waiting.id);
+			const started = [...startedBy('worker1'), ...startedBy('worker2')].filter(
+				(x) => x === waiting.id,
+			);
 			expect(started).toHaveLength(2);
-			expect(enqueuedBy('webhook').filter((x) => x === waiting.id).length).toBeGreaterThanOrEqual(1);
+			expect(enqueuedBy('webhook').filter((x) => x === waiting.id).length).toBeGreaterThanOrEqual(
+				1,
+			);
 			expect(readLog('main')).not.toMatch(new RegExp(`started execution ${waiting.id} \\(job`));
 		} finally {
 			await mainApi.api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);

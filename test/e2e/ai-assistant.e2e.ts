@@ -26,8 +26,11 @@ import { exampleForSimulator } from '../support/examples';
 const example = exampleForSimulator('ai-assistant.json');
 
 const ACCOUNT = 'acct_ai';
-const SYSTEM_MESSAGE = (example.nodes.find((n) => n.name === 'AI Agent')!.parameters as { options: { systemMessage: string } })
-	.options.systemMessage;
+const SYSTEM_MESSAGE = (
+	example.nodes.find((n) => n.name === 'AI Agent')!.parameters as {
+		options: { systemMessage: string };
+	}
+).options.systemMessage;
 
 let model: OpenAiStandIn;
 let workflowId: string;
@@ -87,19 +90,28 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		await waitForReplies(since, 1);
 		expect((await deliverToAccount(inbound('And on Saturday?', chatA))).status).toBe(200);
 		await waitForReplies(since, 2);
-		expect((await deliverToAccount(inbound('Hello, a table for two?', chatB, 'num_sales'))).status).toBe(200);
+		expect(
+			(await deliverToAccount(inbound('Hello, a table for two?', chatB, 'num_sales'))).status,
+		).toBe(200);
 		const sent = await waitForReplies(since, 3);
 
 		// The model saw the system message and, for the second message of chat A, the first exchange.
 		expect(model.requests).toHaveLength(3);
 		// OpenAI Chat Model 1.3 uses the Responses API by default, with the credential's key.
-		expect(model.requests.map((r) => r.path)).toEqual(['/v1/responses', '/v1/responses', '/v1/responses']);
+		expect(model.requests.map((r) => r.path)).toEqual([
+			'/v1/responses',
+			'/v1/responses',
+			'/v1/responses',
+		]);
 		expect(model.requests[0].authorization).toBe('Bearer sk-standin-not-a-real-key');
 		const [first, second, other] = model.requests.map((r) => r.messages);
 		for (const conversation of [first, second, other]) {
-			expect(conversation.find((m) => m.role === 'system' || m.role === 'developer')?.text).toContain(SYSTEM_MESSAGE);
+			expect(
+				conversation.find((m) => m.role === 'system' || m.role === 'developer')?.text,
+			).toContain(SYSTEM_MESSAGE);
 		}
-		const turns = (conversation: typeof first) => conversation.filter((m) => m.role === 'user' || m.role === 'assistant');
+		const turns = (conversation: typeof first) =>
+			conversation.filter((m) => m.role === 'user' || m.role === 'assistant');
 		expect(turns(first)).toEqual([{ role: 'user', text: 'Are you open on Sunday?' }]);
 		expect(turns(second)).toEqual([
 			{ role: 'user', text: 'Are you open on Sunday?' },
@@ -148,7 +160,11 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		const runs = await finishedExecutions(workflowId, before + 1);
 		expect(runs).toHaveLength(before + 1);
 		const item = nodeItems(runs[0], 'On WhatsApp message')[0];
-		expect(item).toMatchObject({ messageCount: 3, texts: ['hi', 'we are 4 people', 'tonight at 8?'], chatId: chat });
+		expect(item).toMatchObject({
+			messageCount: 3,
+			texts: ['hi', 'we are 4 people', 'tonight at 8?'],
+			chatId: chat,
+		});
 	});
 
 	test('a person answers from the phone: the assistant stays quiet in that chat (other chats are answered); "#bot" from the phone hands it back', async () => {
@@ -159,26 +175,37 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		const other = '4917655550005@c.us';
 
 		// The café owner writes to the guest from the phone (origin other than "api").
-		expect((await deliverToAccount(sentIn(taken, 'phone', 'Hi, this is Ada, I will help you myself'))).status).toBe(200);
+		expect(
+			(await deliverToAccount(sentIn(taken, 'phone', 'Hi, this is Ada, I will help you myself')))
+				.status,
+		).toBe(200);
 		const quiet = await deliverToAccount(inbound('Great, thanks! Table at 8?', taken));
 		expect(quiet.status).toBe(200);
-		expect(JSON.parse(quiet.body)).toEqual({ received: true, ignored: 'chat paused: a person replied from the phone' });
+		expect(JSON.parse(quiet.body)).toEqual({
+			received: true,
+			ignored: 'chat paused: a person replied from the phone',
+		});
 		expect((await deliverToAccount(inbound('Do you have vegan cake?', other))).status).toBe(200);
 		const sent = await waitForReplies(since, 1);
-		expect(sent).toEqual([{ channelId: 'num_main', to: other, text: '*Answer 1* to: Do you have vegan cake?' }]);
+		expect(sent).toEqual([
+			{ channelId: 'num_main', to: other, text: '*Answer 1* to: Do you have vegan cake?' },
+		]);
 
 		// The owner hands the chat back: the guest's next message is answered again.
 		expect((await deliverToAccount(sentIn(taken, 'phone', '#bot'))).status).toBe(200);
 		expect((await deliverToAccount(inbound('And a table for tomorrow?', taken))).status).toBe(200);
 		const afterHandBack = await waitForReplies(since, 2);
-		expect(afterHandBack[1]).toEqual({ channelId: 'num_main', to: taken, text: '*Answer 1* to: And a table for tomorrow?' });
+		expect(afterHandBack[1]).toEqual({
+			channelId: 'num_main',
+			to: taken,
+			text: '*Answer 1* to: And a table for tomorrow?',
+		});
 		await sleep(1500);
 		expect(await sentSince(since)).toHaveLength(2);
 		// The model was asked twice: never for the message that came while the chat was paused.
-		expect(model.requests.map((r) => r.messages.filter((m) => m.role === 'user').at(-1)?.text)).toEqual([
-			'Do you have vegan cake?',
-			'And a table for tomorrow?',
-		]);
+		expect(
+			model.requests.map((r) => r.messages.filter((m) => m.role === 'user').at(-1)?.text),
+		).toEqual(['Do you have vegan cake?', 'And a table for tomorrow?']);
 		// The owner's messages and the paused message started no execution (the trigger selects message.received only).
 		const runs = await finishedExecutions(workflowId, before + 2);
 		expect(runs).toHaveLength(before + 2);

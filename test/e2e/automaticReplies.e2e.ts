@@ -11,13 +11,24 @@ import type { IDataObject } from 'n8n-workflow';
 import { pausesInStaticData } from '../../nodes/MessagingRelayTrigger/chatPause';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { ADA_CHAT, GRACE_CHAT, receivedIn, sentIn } from '../fixtures/events';
-import { api, finishedExecutions, info, n8n, nodeItems, relayCredential, simulator, triggerWorkflow } from '../support/e2e';
+import {
+	api,
+	finishedExecutions,
+	info,
+	n8n,
+	nodeItems,
+	relayCredential,
+	simulator,
+	triggerWorkflow,
+} from '../support/e2e';
 import { createWorkflow, NODE_TYPES, type CredentialRef } from '../support/workflows';
 import { deliver } from '../support/deliver';
 
 const ACCOUNT = 'acct_ops';
 const API_KEY = 'sim-key-ops';
-const pauseOption = { pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } } };
+const pauseOption = {
+	pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } },
+};
 
 const published: string[] = [];
 async function publish(workflowId: string) {
@@ -26,7 +37,11 @@ async function publish(workflowId: string) {
 }
 
 /** A workflow: n8n's Webhook node at /webhook/<path>, answering with the action node's output item. */
-async function actionBehindWebhook(path: string, parameters: IDataObject, credential: CredentialRef) {
+async function actionBehindWebhook(
+	path: string,
+	parameters: IDataObject,
+	credential: CredentialRef,
+) {
 	return await createWorkflow(n8n, {
 		name: `e2e: ${path}`,
 		nodes: [
@@ -55,13 +70,18 @@ async function actionBehindWebhook(path: string, parameters: IDataObject, creden
 }
 
 async function call(path: string): Promise<{ status: number; body: IDataObject }> {
-	const response = await fetch(`${info.n8nUrl}/webhook/${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+	const response = await fetch(`${info.n8nUrl}/webhook/${path}`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: '{}',
+	});
 	const text = await response.text();
 	return { status: response.status, body: (text ? JSON.parse(text) : {}) as IDataObject };
 }
 
 /** Delivered to the account, answered 200. */
-const deliverToAccount = async (event: object) => void (await deliver(simulator, event, { account: ACCOUNT, status: 200 }));
+const deliverToAccount = async (event: object) =>
+	void (await deliver(simulator, event, { account: ACCOUNT, status: 200 }));
 
 /** The chats of the messages a workflow ran, oldest first. */
 async function chatsRun(workflowId: string, count: number): Promise<string[]> {
@@ -69,7 +89,9 @@ async function chatsRun(workflowId: string, count: number): Promise<string[]> {
 	expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'success'));
 	return runs
 		.map((run) => JSON.stringify(nodeItems(run, 'Relay Trigger')[0] ?? {}))
-		.map((item) => (item.includes(ADA_CHAT) ? 'ada' : item.includes(GRACE_CHAT) ? 'grace' : 'other'))
+		.map((item) =>
+			item.includes(ADA_CHAT) ? 'ada' : item.includes(GRACE_CHAT) ? 'grace' : 'other',
+		)
 		.reverse();
 }
 
@@ -77,7 +99,12 @@ let logger = '';
 let assistant = '';
 
 beforeAll(async () => {
-	({ workflowId: logger } = await triggerWorkflow({ name: 'e2e: replies logger', apiKey: API_KEY, webhookId: '0e2e0000-0000-4000-8000-00000000000a', events: ['*'] }));
+	({ workflowId: logger } = await triggerWorkflow({
+		name: 'e2e: replies logger',
+		apiKey: API_KEY,
+		webhookId: '0e2e0000-0000-4000-8000-00000000000a',
+		events: ['*'],
+	}));
 	({ workflowId: assistant } = await triggerWorkflow({
 		name: 'e2e: replies assistant',
 		apiKey: API_KEY,
@@ -86,18 +113,30 @@ beforeAll(async () => {
 		options: pauseOption,
 	}));
 	const credential = await relayCredential('e2e: automatic replies account', API_KEY);
-	const pause = await actionBehindWebhook('relay-e2e-pause', { operation: 'pauseReplies', chat: ADA_CHAT, pauseMinutes: 60 }, credential);
-	const resume = await actionBehindWebhook('relay-e2e-resume', { operation: 'resumeReplies', chat: ADA_CHAT }, credential);
+	const pause = await actionBehindWebhook(
+		'relay-e2e-pause',
+		{ operation: 'pauseReplies', chat: ADA_CHAT, pauseMinutes: 60 },
+		credential,
+	);
+	const resume = await actionBehindWebhook(
+		'relay-e2e-resume',
+		{ operation: 'resumeReplies', chat: ADA_CHAT },
+		credential,
+	);
 	for (const id of [logger, assistant, pause, resume]) await publish(id);
 });
 
 afterAll(async () => {
-	for (const id of published) await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+	for (const id of published)
+		await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
 });
 
 test('a paused chat stops in the workflow with Pause When a Person Replies, not in the other; resuming starts it again', async () => {
 	const paused = await call('relay-e2e-pause');
-	expect(paused).toEqual({ status: 200, body: { chatId: ADA_CHAT, automaticReplies: 'paused', until: expect.any(String), workflows: 1 } });
+	expect(paused).toEqual({
+		status: 200,
+		body: { chatId: ADA_CHAT, automaticReplies: 'paused', until: expect.any(String), workflows: 1 },
+	});
 	expect(Date.parse(paused.body.until as string) - Date.now()).toBeGreaterThan(59 * 60_000);
 
 	await deliverToAccount(receivedIn(ADA_CHAT, { text: 'during the pause' }));
@@ -106,13 +145,16 @@ test('a paused chat stops in the workflow with Pause When a Person Replies, not 
 	expect(await chatsRun(assistant, 1)).toEqual(['grace']);
 
 	const resumed = await call('relay-e2e-resume');
-	expect(resumed).toEqual({ status: 200, body: { chatId: ADA_CHAT, automaticReplies: 'resumed', until: null, workflows: 1 } });
+	expect(resumed).toEqual({
+		status: 200,
+		body: { chatId: ADA_CHAT, automaticReplies: 'resumed', until: null, workflows: 1 },
+	});
 	await deliverToAccount(receivedIn(ADA_CHAT, { text: 'after the pause' }));
 	expect(await chatsRun(assistant, 2)).toEqual(['grace', 'ada']);
 	expect(await chatsRun(logger, 3)).toEqual(['ada', 'grace', 'ada']);
 });
 
-test('a person\'s message that a workflow also runs (it selects message.sent): its pause is saved in n8n, not only in memory, and holds', async () => {
+test("a person's message that a workflow also runs (it selects message.sent): its pause is saved in n8n, not only in memory, and holds", async () => {
 	// n8n saves nothing a trigger wrote in a request that also started its run; the trigger sends
 	// the pause to its own URL, a request of its own (docs/design/account-state.md).
 	const { workflowId: watcher } = await triggerWorkflow({
@@ -127,7 +169,9 @@ test('a person\'s message that a workflow also runs (it selects message.sent): i
 	await deliverToAccount(sentIn(chat, 'phone', 'I will take this one'));
 	const [run] = await finishedExecutions(watcher, 1);
 	expect(run.status).toBe('success');
-	const workflow = (await api('GET', `/workflows/${watcher}`)) as { staticData?: Record<string, WebhookState> | null };
+	const workflow = (await api('GET', `/workflows/${watcher}`)) as {
+		staticData?: Record<string, WebhookState> | null;
+	};
 	const pause = pausesInStaticData(Object.values(workflow.staticData ?? {})[0] ?? {})[chat];
 	expect(pause).toBeDefined();
 	expect(pause.until - pause.at).toBe(30 * 60_000);
@@ -135,5 +179,9 @@ test('a person\'s message that a workflow also runs (it selects message.sent): i
 	await deliverToAccount(receivedIn(chat, { text: 'hello?' }));
 	await deliverToAccount(receivedIn(GRACE_CHAT, { text: 'another chat' }));
 	const runs = await finishedExecutions(watcher, 2);
-	expect(runs.map((r) => JSON.stringify(nodeItems(r, 'Relay Trigger')[0] ?? {})).some((item) => item.includes('hello?'))).toBe(false);
+	expect(
+		runs
+			.map((r) => JSON.stringify(nodeItems(r, 'Relay Trigger')[0] ?? {}))
+			.some((item) => item.includes('hello?')),
+	).toBe(false);
 });

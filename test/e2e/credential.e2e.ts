@@ -4,7 +4,10 @@ import { info, relayCredential, rest } from '../support/e2e';
 let credentialId: string;
 beforeAll(async () => {
 	// Through the support, which fills in what n8n 1.x's public API requires of a credential (workflows.ts).
-	({ id: credentialId } = await relayCredential('Messaging Relay e2e credential test', 'sim-key-full'));
+	({ id: credentialId } = await relayCredential(
+		'Messaging Relay e2e credential test',
+		'sim-key-full',
+	));
 });
 
 /**
@@ -26,7 +29,10 @@ async function testCredential(apiKey: string, baseUrl = info.simUrl) {
 
 describe('the credential test in the real n8n', () => {
 	test('a good key passes', async () => {
-		expect(await testCredential('sim-key-full')).toEqual({ status: 'OK', message: 'Connection successful!' });
+		expect(await testCredential('sim-key-full')).toEqual({
+			status: 'OK',
+			message: 'Connection successful!',
+		});
 	});
 
 	// The package's own words for each refusal, in n8n 2.x and 1.x alike: the credential's test is

@@ -15,7 +15,13 @@ import { readText, repoPath } from '../support/repo';
 
 /** The README's pictures: a readable size on a page, the workflow filling it. */
 const PICTURE = { width: 1200, height: 600 };
-const EXAMPLES = ['auto-reply', 'disconnect-alert', 'ai-assistant', 'number-watch', 'appointment-confirmation'] as const;
+const EXAMPLES = [
+	'auto-reply',
+	'disconnect-alert',
+	'ai-assistant',
+	'number-watch',
+	'appointment-confirmation',
+] as const;
 
 let browser: BrowserContext;
 beforeAll(async () => {
@@ -36,7 +42,10 @@ beforeAll(async () => {
 	});
 	const page = await browser.newPage();
 	await page.goto(`${info.n8nUrl}/signin`);
-	await page.locator('input[type="email"], input[name="emailOrLdapLoginId"], input[name="email"]').first().fill(info.owner.email);
+	await page
+		.locator('input[type="email"], input[name="emailOrLdapLoginId"], input[name="email"]')
+		.first()
+		.fill(info.owner.email);
 	await page.locator('input[type="password"]').first().fill(info.owner.password);
 	await page.locator('button[type="submit"], [data-test-id="form-submit-button"]').first().click();
 	await page.waitForURL((url) => !url.pathname.includes('signin'), { timeout: 60000 });
@@ -46,7 +55,8 @@ afterAll(async () => await browser?.close());
 
 /** Waits until the canvas has stopped moving (zoom to fit animates). */
 async function settledViewport(page: Page) {
-	const transform = async () => await page.locator('.vue-flow__viewport').first().getAttribute('style');
+	const transform = async () =>
+		await page.locator('.vue-flow__viewport').first().getAttribute('style');
 	let last = await transform();
 	for (let i = 0; i < 40; i++) {
 		await page.waitForTimeout(250);
@@ -59,8 +69,13 @@ async function settledViewport(page: Page) {
 
 /** Waits until every node name is on the canvas and every image on the page has loaded. */
 async function nodesShown(page: Page, names: string[]) {
-	for (const name of names) await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60000 });
-	await page.waitForFunction('[...document.images].every((img) => img.complete && img.naturalWidth > 0)', undefined, { timeout: 30000 });
+	for (const name of names)
+		await page.getByText(name, { exact: true }).first().waitFor({ timeout: 60000 });
+	await page.waitForFunction(
+		'[...document.images].every((img) => img.complete && img.naturalWidth > 0)',
+		undefined,
+		{ timeout: 30000 },
+	);
 }
 
 test('the auto-reply workflow opens with both nodes and their icons', async () => {
@@ -98,7 +113,10 @@ describe('the README pictures: each shipped example, imported and opened on the 
 		// As a user has it once the README's steps are done: credentials picked, and what the example
 		// leaves to the user filled in (the simulator's choices), so no node is marked as unfinished.
 		const workflow = exampleForSimulator(`${example}.json`);
-		const id = await importExample(workflow, { messagingRelayApi: info.credentials.main, openAiApi: openAi });
+		const id = await importExample(workflow, {
+			messagingRelayApi: info.credentials.main,
+			openAiApi: openAi,
+		});
 		const page = await browser.newPage();
 		await page.setViewportSize(PICTURE);
 		await page.goto(`${info.n8nUrl}/workflow/${id}`);
@@ -114,14 +132,28 @@ describe('the README pictures: each shipped example, imported and opened on the 
 		// The picture shows the workflow: the editor (not the sign-in page), nothing over it, and
 		// every node's name inside the picture.
 		expect(new URL(page.url()).pathname).toBe(`/workflow/${id}`);
-		expect(await page.locator('[role="dialog"], .el-overlay, .el-message-box').filter({ visible: true }).count()).toBe(0);
+		expect(
+			await page
+				.locator('[role="dialog"], .el-overlay, .el-message-box')
+				.filter({ visible: true })
+				.count(),
+		).toBe(0);
 		for (const name of names) {
 			const box = await page.getByText(name, { exact: true }).first().boundingBox();
 			expect(box).not.toBeNull();
-			expect([box!.x >= 0, box!.y >= 0, box!.x + box!.width <= PICTURE.width, box!.y + box!.height <= PICTURE.height]).toEqual([true, true, true, true]);
+			expect([
+				box!.x >= 0,
+				box!.y >= 0,
+				box!.x + box!.width <= PICTURE.width,
+				box!.y + box!.height <= PICTURE.height,
+			]).toEqual([true, true, true, true]);
 		}
 		const inReadme = readText('README.md').includes(`docs/images/${example}.png`);
-		await page.screenshot({ path: inReadme ? repoPath('docs', 'images', `${example}.png`) : `${info.artifacts}/${example}.png` });
+		await page.screenshot({
+			path: inReadme
+				? repoPath('docs', 'images', `${example}.png`)
+				: `${info.artifacts}/${example}.png`,
+		});
 		await page.close();
 	});
 });
@@ -134,11 +166,23 @@ test('the README picture of "Pause When a Person Replies": the AI assistant\'s t
 	await page.goto(`${info.n8nUrl}/workflow/${id}`);
 	await nodesShown(page, ['On WhatsApp message']);
 	// The node, not its label under it (the canvas pane takes pointer events there).
-	await page.locator('[data-test-id="canvas-node"]').filter({ hasText: 'On WhatsApp message' }).first().dblclick({ force: true });
+	await page
+		.locator('[data-test-id="canvas-node"]')
+		.filter({ hasText: 'On WhatsApp message' })
+		.first()
+		.dblclick({ force: true });
 	// The node's panel, scrolled to the option: its three settings are on the picture.
-	await page.getByText('Pause When a Person Replies', { exact: true }).first().waitFor({ timeout: 30000 });
+	await page
+		.getByText('Pause When a Person Replies', { exact: true })
+		.first()
+		.waitFor({ timeout: 30000 });
 	await page.getByText('API Origins', { exact: true }).first().scrollIntoViewIfNeeded();
-	for (const setting of ['Pause When a Person Replies', 'Pause For (Minutes)', 'Resume Keyword', 'API Origins']) {
+	for (const setting of [
+		'Pause When a Person Replies',
+		'Pause For (Minutes)',
+		'Resume Keyword',
+		'API Origins',
+	]) {
 		const box = await page.getByText(setting, { exact: true }).first().boundingBox();
 		expect(box).not.toBeNull();
 		expect([box!.y >= 0, box!.y + box!.height <= 800]).toEqual([true, true]);
@@ -148,4 +192,3 @@ test('the README picture of "Pause When a Person Replies": the AI assistant\'s t
 	await page.screenshot({ path: repoPath('docs', 'images', 'pause-when-a-person-replies.png') });
 	await page.close();
 });
-

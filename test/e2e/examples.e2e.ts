@@ -16,19 +16,26 @@ interface SimMessage {
 	text: string;
 }
 
-const messages = async () => ((await sim('GET', '/state')).messages as unknown as SimMessage[]) ?? [];
+const messages = async () =>
+	((await sim('GET', '/state')).messages as unknown as SimMessage[]) ?? [];
 
 const { fromNumber, operatorPhone } = SIMULATOR_CHOICES;
 
-describe('the example workflows, published by the main job (with the simulator\'s number and phone filled in, test/support/examples.ts)', () => {
+describe("the example workflows, published by the main job (with the simulator's number and phone filled in, test/support/examples.ts)", () => {
 	test('automatic reply: an inbound message is answered on its chat from the same number', async () => {
 		const inbound = sample('message.received');
 		inbound.message.chatId = '4917655501234@c.us';
 		const before = (await messages()).length;
 		const delivered = await sim('POST', '/deliver', { event: inbound, account: 'acct_main' });
 		expect(delivered.status).toBe(200);
-		const reply = await eventually(async () => (await messages()).slice(before).find((m) => m.to === '4917655501234@c.us'));
-		expect(reply).toMatchObject({ account: 'acct_main', channelId: 'num_main', to: '4917655501234@c.us' });
+		const reply = await eventually(async () =>
+			(await messages()).slice(before).find((m) => m.to === '4917655501234@c.us'),
+		);
+		expect(reply).toMatchObject({
+			account: 'acct_main',
+			channelId: 'num_main',
+			to: '4917655501234@c.us',
+		});
 		expect(reply.text).toMatch(/Thanks for your message/);
 		const runs = await finishedExecutions(info.workflows.autoReply.id, 1);
 		expect(runs[0].status).toBe('success');
@@ -38,7 +45,9 @@ describe('the example workflows, published by the main job (with the simulator\'
 		const inGroup = sample('message.received');
 		(inGroup.message as Record<string, unknown>).group = { id: 'g1' };
 		const before = (await messages()).length;
-		expect((await sim('POST', '/deliver', { event: inGroup, account: 'acct_main' })).status).toBe(200);
+		expect((await sim('POST', '/deliver', { event: inGroup, account: 'acct_main' })).status).toBe(
+			200,
+		);
 		const after = await messages();
 		expect(after.length).toBe(before);
 	});
@@ -47,19 +56,33 @@ describe('the example workflows, published by the main job (with the simulator\'
 		const before = (await messages()).length;
 		await sim('POST', '/deliver', { type: 'number.phone_offline', account: 'acct_main' });
 		await sim('POST', '/deliver', { type: 'number.disconnected', account: 'acct_main' });
-		const alert = await eventually(async () => (await messages()).slice(before).find((m) => m.account === 'acct_main' && m.to === operatorPhone));
+		const alert = await eventually(async () =>
+			(await messages())
+				.slice(before)
+				.find((m) => m.account === 'acct_main' && m.to === operatorPhone),
+		);
 		expect(alert).toMatchObject({ channelId: fromNumber, to: operatorPhone });
-		expect(alert.text).toBe('Number Support line (+4915112345678) lost its link: SESSION_EXPIRED. Relink it in the dashboard.');
-		expect((await messages()).slice(before).filter((m) => m.account === 'acct_main' && m.to === operatorPhone)).toHaveLength(1);
+		expect(alert.text).toBe(
+			'Number Support line (+4915112345678) lost its link: SESSION_EXPIRED. Relink it in the dashboard.',
+		);
+		expect(
+			(await messages())
+				.slice(before)
+				.filter((m) => m.account === 'acct_main' && m.to === operatorPhone),
+		).toHaveLength(1);
 	});
 
 	test('the published triggers are at the version a new trigger gets, answering when the workflow finishes', async () => {
 		const { defaultVersion } = new MessagingRelayTrigger().description;
 		for (const { id } of [info.workflows.autoReply, info.workflows.disconnectAlert]) {
 			const workflow = await api('GET', `/workflows/${id}`);
-			const trigger = (workflow.nodes as Array<{ type: string; typeVersion: number; parameters: Record<string, unknown> }>).find((n) =>
-				n.type.endsWith('.messagingRelayTrigger'),
-			)!;
+			const trigger = (
+				workflow.nodes as Array<{
+					type: string;
+					typeVersion: number;
+					parameters: Record<string, unknown>;
+				}>
+			).find((n) => n.type.endsWith('.messagingRelayTrigger'))!;
 			expect(trigger.typeVersion).toBe(defaultVersion);
 			expect(trigger.parameters.acknowledge ?? 'whenFinished').toBe('whenFinished');
 		}
@@ -90,15 +113,23 @@ describe('the example workflows, published by the main job (with the simulator\'
 		},
 	);
 
-	describe('npm run deliver tells what happened in n8n (the stack file it reads is this suite\'s, RELAY_STACK_FILE)', () => {
+	describe("npm run deliver tells what happened in n8n (the stack file it reads is this suite's, RELAY_STACK_FILE)", () => {
 		const runDeliverScript = (type: string) =>
-			spawnSync(process.execPath, [compiledProgram('scripts/deliver.ts'), type], { env: process.env, encoding: 'utf8', timeout: 60_000 });
+			spawnSync(process.execPath, [compiledProgram('scripts/deliver.ts'), type], {
+				env: process.env,
+				encoding: 'utf8',
+				timeout: 60_000,
+			});
 
 		test('a message: the auto-reply ran it, with success; not the holder\'s "ignored" view', () => {
 			const result = runDeliverScript('message.received');
 			expect(result.status).toBe(0);
-			expect(result.stdout).toContain("Delivered message.received to acct_main's webhook: n8n answered 200.");
-			expect(result.stdout).toMatch(new RegExp(`Ran in:\\n  ${info.workflows.autoReply.name} \\(success, execution \\d+\\)\\n`));
+			expect(result.stdout).toContain(
+				"Delivered message.received to acct_main's webhook: n8n answered 200.",
+			);
+			expect(result.stdout).toMatch(
+				new RegExp(`Ran in:\\n  ${info.workflows.autoReply.name} \\(success, execution \\d+\\)\\n`),
+			);
 			expect(result.stdout).not.toContain(info.workflows.disconnectAlert.name);
 			expect(result.stdout).not.toMatch(/ignored/i);
 			expect(result.stdout).toContain('Thanks for your message');
@@ -107,7 +138,9 @@ describe('the example workflows, published by the main job (with the simulator\'
 		test('an event no published trigger selects: no workflow ran it', () => {
 			const result = runDeliverScript('number.phone_offline');
 			expect(result.status).toBe(0);
-			expect(result.stdout).toContain('No workflow ran it: no published trigger on acct_main selects this number.phone_offline event');
+			expect(result.stdout).toContain(
+				'No workflow ran it: no published trigger on acct_main selects this number.phone_offline event',
+			);
 			expect(result.stdout).not.toContain('Ran in:');
 		});
 	});

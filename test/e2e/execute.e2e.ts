@@ -16,9 +16,20 @@ const sendStep = (text: string) => ({
 });
 
 /** Manual trigger → each given action node in a row, each run once. */
-async function actionWorkflow(name: string, cred: { id: string; name: string }, steps: Array<Record<string, unknown>>) {
+async function actionWorkflow(
+	name: string,
+	cred: { id: string; name: string },
+	steps: Array<Record<string, unknown>>,
+) {
 	const nodes = [
-		{ id: 'start', name: 'Start', type: 'n8n-nodes-base.manualTrigger', typeVersion: 1, position: [0, 0], parameters: {} },
+		{
+			id: 'start',
+			name: 'Start',
+			type: 'n8n-nodes-base.manualTrigger',
+			typeVersion: 1,
+			position: [0, 0],
+			parameters: {},
+		},
 		...steps.map((parameters, index) => ({
 			id: `step-${index}`,
 			name: `Step ${index + 1}`,
@@ -32,9 +43,16 @@ async function actionWorkflow(name: string, cred: { id: string; name: string }, 
 	];
 	const names = nodes.map((n) => n.name);
 	const connections = Object.fromEntries(
-		names.slice(0, -1).map((from, i) => [from, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
+		names
+			.slice(0, -1)
+			.map((from, i) => [from, { main: [[{ node: names[i + 1], type: 'main', index: 0 }]] }]),
 	);
-	const workflow = await api('POST', '/workflows', { name, nodes, connections, settings: { executionOrder: 'v1' } });
+	const workflow = await api('POST', '/workflows', {
+		name,
+		nodes,
+		connections,
+		settings: { executionOrder: 'v1' },
+	});
 	return workflow.id as string;
 }
 
@@ -44,7 +62,11 @@ describe('the action node under `n8n execute`', () => {
 		const id = await actionWorkflow('e2e: actions', cred, [
 			sendStep('Sent by n8n execute'),
 			{ resource: 'number', operation: 'getAll', returnAll: true },
-			{ resource: 'number', operation: 'get', numberId: { __rl: true, mode: 'id', value: 'num_old' } },
+			{
+				resource: 'number',
+				operation: 'get',
+				numberId: { __rl: true, mode: 'id', value: 'num_old' },
+			},
 			{ resource: 'webhook', operation: 'set', url: 'https://hooks.example.com/cli' },
 			{ resource: 'webhook', operation: 'get' },
 			{ resource: 'webhook', operation: 'delete' },
@@ -53,7 +75,9 @@ describe('the action node under `n8n execute`', () => {
 		const result = runN8nCli(['execute', '--id', id]);
 		expect(result.stdout + result.stderr).toContain('Execution was successful');
 		expect(result.status).toBe(0);
-		const calls = (await simRequests(since)).filter((r) => r.account === 'acct_cli').map((r) => `${r.method} ${r.path}`);
+		const calls = (await simRequests(since))
+			.filter((r) => r.account === 'acct_cli')
+			.map((r) => `${r.method} ${r.path}`);
 		expect(calls).toEqual([
 			'POST /v1/messages',
 			'GET /v1/numbers',
@@ -68,10 +92,14 @@ describe('the action node under `n8n execute`', () => {
 
 	test('a suspended account fails the execution with the clear message', async () => {
 		const cred = await credential('Messaging Relay suspended account', 'sim-key-suspended');
-		const id = await actionWorkflow('e2e: suspended', cred, [{ resource: 'number', operation: 'getAll', returnAll: true }]);
+		const id = await actionWorkflow('e2e: suspended', cred, [
+			{ resource: 'number', operation: 'getAll', returnAll: true },
+		]);
 		const result = runN8nCli(['execute', '--id', id]);
 		expect(result.status).not.toBe(0);
-		expect(result.stdout + result.stderr).toContain('The Messaging Relay account is on hold (402 ACCOUNT_SUSPENDED)');
+		expect(result.stdout + result.stderr).toContain(
+			'The Messaging Relay account is on hold (402 ACCOUNT_SUSPENDED)',
+		);
 		expect(result.stdout + result.stderr).not.toContain('sim-key-suspended');
 	});
 

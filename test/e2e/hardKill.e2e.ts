@@ -20,8 +20,26 @@ import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
 import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
-import { allExecutions, api, currentWebhook, eventually, type Execution, finishedExecutions, productionUrl, report, restartN8n, sim, triggerWorkflow, viaBalancer } from '../support/e2e';
-import { doubleRunVerdict, FAILING_AFTER_BACK_MS, failuresSecondsAfterBack, killThatCut } from '../support/judges/hardKillRules';
+import {
+	allExecutions,
+	api,
+	currentWebhook,
+	eventually,
+	type Execution,
+	finishedExecutions,
+	productionUrl,
+	report,
+	restartN8n,
+	sim,
+	triggerWorkflow,
+	viaBalancer,
+} from '../support/e2e';
+import {
+	doubleRunVerdict,
+	FAILING_AFTER_BACK_MS,
+	failuresSecondsAfterBack,
+	killThatCut,
+} from '../support/judges/hardKillRules';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
@@ -44,8 +62,16 @@ const FINISHED_TWICE_LIMIT = 6;
 
 const TYPES = ['message.received', 'number.disconnected', 'group.updated'] as const;
 const definitions = [
-	{ name: 'hard-kill reply', webhookId: 'a1e0c0de-0000-4000-8000-0000000c1101', events: ['message.received'] },
-	{ name: 'hard-kill alert', webhookId: 'a1e0c0de-0000-4000-8000-0000000c1102', events: ['number.disconnected'] },
+	{
+		name: 'hard-kill reply',
+		webhookId: 'a1e0c0de-0000-4000-8000-0000000c1101',
+		events: ['message.received'],
+	},
+	{
+		name: 'hard-kill alert',
+		webhookId: 'a1e0c0de-0000-4000-8000-0000000c1102',
+		events: ['number.disconnected'],
+	},
 	// Published last: it holds the registration.
 	{ name: 'hard-kill logger', webhookId: 'a1e0c0de-0000-4000-8000-0000000c1103', events: ['*'] },
 ];
@@ -62,9 +88,16 @@ async function probeStartup(url: string, done: () => boolean) {
 	while (!done()) {
 		let key: string;
 		try {
-			const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+			const response = await fetch(url, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: '{}',
+			});
 			const text = await response.text();
-			key = response.status === 200 && text.includes('starting up') ? '200 starting up' : String(response.status);
+			key =
+				response.status === 200 && text.includes('starting up')
+					? '200 starting up'
+					: String(response.status);
 		} catch {
 			key = 'refused';
 		}
@@ -80,13 +113,20 @@ afterAll(async () => {
 
 test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow that selects it; each double run is one the kill cut; no 404 or "starting up" reaches the service', async () => {
 	for (const definition of definitions) {
-		const { workflowId } = await triggerWorkflow({ ...definition, apiKey: API_KEY, typeVersion: 3, waitSeconds: 1 });
+		const { workflowId } = await triggerWorkflow({
+			...definition,
+			apiKey: API_KEY,
+			typeVersion: 3,
+			waitSeconds: 1,
+		});
 		ids.push(workflowId);
 		await api('POST', `/workflows/${workflowId}/activate`);
 	}
 	const [reply, alert, logger] = ids;
 	const webhook = (await currentWebhook(ACCOUNT))!;
-	expect(new URL(webhook.url).pathname).toBe(new URL(productionUrl(definitions[2].webhookId)).pathname);
+	expect(new URL(webhook.url).pathname).toBe(
+		new URL(productionUrl(definitions[2].webhookId)).pathname,
+	);
 
 	const start = Date.now();
 	const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
@@ -97,7 +137,11 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 			const at = Date.now();
 			let back = false;
 			let probing: Promise<Record<string, number>> = Promise.resolve({});
-			await restartN8n({ signal: 'SIGKILL', onStopped: () => (probing = probeStartup(productionUrl(definitions[2].webhookId), () => back)) });
+			await restartN8n({
+				signal: 'SIGKILL',
+				onStopped: () =>
+					(probing = probeStartup(productionUrl(definitions[2].webhookId), () => back)),
+			});
 			back = true;
 			kills.push({ at, probe: await probing, backAfterMs: Date.now() - at });
 		}
@@ -110,7 +154,12 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 			const body = { ...(sample(type) as unknown as IDataObject), deliveryId: `hard-kill-${i}` };
 			const delivery: (typeof deliveries)[number] = { id: body.deliveryId, type };
 			deliveries.push(delivery);
-			delivery.result = await deliverWithRetries(viaBalancer(webhook.url), JSON.stringify(body), webhook.secret, { deadlineMs: 240_000 });
+			delivery.result = await deliverWithRetries(
+				viaBalancer(webhook.url),
+				JSON.stringify(body),
+				webhook.secret,
+				{ deadlineMs: 240_000 },
+			);
 		}
 	});
 	await Promise.all([...sending, killing]);
@@ -119,7 +168,9 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	const listed = new Map<string, Execution[]>();
 	await eventually(async () => {
 		for (const id of ids) listed.set(id, await allExecutions(id));
-		const open = [...listed.values()].flat().filter((e) => e.status === 'running' || e.status === 'new' || e.status === 'waiting');
+		const open = [...listed.values()]
+			.flat()
+			.filter((e) => e.status === 'running' || e.status === 'new' || e.status === 'waiting');
 		return open.length === 0;
 	}, 120_000);
 
@@ -130,9 +181,18 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	};
 	const lost: string[] = [];
 	const cutAndRunAgain: string[] = [];
-	const finishedTwice: Array<{ pair: string; explained: boolean; why?: string; endedBeforeKillSeconds: number[]; startedAtBoot: string[]; runs: string[]; attempts: string[] }> = [];
+	const finishedTwice: Array<{
+		pair: string;
+		explained: boolean;
+		why?: string;
+		endedBeforeKillSeconds: number[];
+		startedAtBoot: string[];
+		runs: string[];
+		attempts: string[];
+	}> = [];
 	// Seconds since the start of the sending, for the report: a failure is diagnosed from it alone.
-	const rel = (at: string | number | null | undefined) => (at == null ? '?' : ((typeof at === 'number' ? at : Date.parse(at)) - start) / 1000);
+	const rel = (at: string | number | null | undefined) =>
+		at == null ? '?' : ((typeof at === 'number' ? at : Date.parse(at)) - start) / 1000;
 	// Each run that did not succeed is explained: n8n marked it `crashed` at its next start, and it
 	// was in flight at a kill (started before it, at most CUT_RUN_MS earlier: hardKillRules.ts). A
 	// node's own error (status `error`) is not a cut, and is not excused by a later success.
@@ -149,7 +209,9 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 			const deliveryId = deliveryIdOf(execution);
 			if (killThatCut(execution, kills, cutRunAges)) cut.add(execution.id);
 			else if (execution.status !== 'success') {
-				unexplainedFailedRuns.push(`${definitions[ids.indexOf(id)].name} ${deliveryId ?? 'no event'}: ${execution.status} started ${execution.startedAt}`);
+				unexplainedFailedRuns.push(
+					`${definitions[ids.indexOf(id)].name} ${deliveryId ?? 'no event'}: ${execution.status} started ${execution.startedAt}`,
+				);
 			}
 			if (!deliveryId) {
 				withoutEvent++;
@@ -159,10 +221,18 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		}
 		for (const delivery of deliveries.filter((d) => selects[id](d.type))) {
 			const runs = byDelivery.get(delivery.id) ?? [];
-			const succeeded = runs.filter((r) => r.status === 'success').sort((a, b) => Date.parse(a.stoppedAt!) - Date.parse(b.stoppedAt!));
+			const succeeded = runs
+				.filter((r) => r.status === 'success')
+				.sort((a, b) => Date.parse(a.stoppedAt!) - Date.parse(b.stoppedAt!));
 			const pair = `${definitions[ids.indexOf(id)].name} ${delivery.id}`;
-			if (succeeded.length === 0) lost.push(`${pair}: ${runs.map((r) => r.status).join(',') || 'no run'}`);
-			if (succeeded.length === 1 && runs.length > 1 && runs.every((r) => r.status === 'success' || cut.has(r.id))) cutAndRunAgain.push(`${pair}: ${runs.map((r) => r.status).join(',')}`);
+			if (succeeded.length === 0)
+				lost.push(`${pair}: ${runs.map((r) => r.status).join(',') || 'no run'}`);
+			if (
+				succeeded.length === 1 &&
+				runs.length > 1 &&
+				runs.every((r) => r.status === 'success' || cut.has(r.id))
+			)
+				cutAndRunAgain.push(`${pair}: ${runs.map((r) => r.status).join(',')}`);
 			if (succeeded.length > 1) {
 				// Excused only when each earlier run was carried by its own attempt of this delivery
 				// that a kill after the run cut (its answer was lost, so the service sent it again).
@@ -170,15 +240,23 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 				// single-execution route gives (public-api executions.public.controller.js:330-350).
 				const attempts = delivery.result?.attempts ?? [];
 				const created = new Map<string, string>();
-				for (const r of succeeded) created.set(r.id, (await api('GET', `/executions/${r.id}`)).createdAt as string);
-				const verdict = doubleRunVerdict(succeeded.map((r) => ({ ...r, createdAt: created.get(r.id) })), attempts, kills);
+				for (const r of succeeded)
+					created.set(r.id, (await api('GET', `/executions/${r.id}`)).createdAt as string);
+				const verdict = doubleRunVerdict(
+					succeeded.map((r) => ({ ...r, createdAt: created.get(r.id) })),
+					attempts,
+					kills,
+				);
 				finishedTwice.push({
 					pair,
 					explained: verdict.why === null,
 					...(verdict.why ? { why: verdict.why } : {}),
 					endedBeforeKillSeconds: verdict.endedBeforeKillSeconds,
 					startedAtBoot: verdict.startedAtBoot,
-					runs: runs.map((r) => `${r.id} ${r.status} ${created.has(r.id) ? `created ${rel(created.get(r.id))} ` : ''}${rel(r.startedAt)}-${rel(r.stoppedAt)}`),
+					runs: runs.map(
+						(r) =>
+							`${r.id} ${r.status} ${created.has(r.id) ? `created ${rel(created.get(r.id))} ` : ''}${rel(r.startedAt)}-${rel(r.stoppedAt)}`,
+					),
 					attempts: attempts.map((a) => `${rel(a.at)}+${a.ms / 1000} ${a.status ?? a.outcome}`),
 				});
 			}
@@ -191,8 +269,15 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	const figures = {
 		deliveries: deliveries.length,
 		attempts: attempts.length,
-		answeredBy: attempts.reduce<Record<string, number>>((n, a) => ({ ...n, [a.status ?? a.outcome]: (n[a.status ?? a.outcome] ?? 0) + 1 }), {}),
-		kills: kills.map((k) => ({ atSeconds: (k.at - start) / 1000, backAfterSeconds: k.backAfterMs / 1000, n8nItselfAnswered: k.probe })),
+		answeredBy: attempts.reduce<Record<string, number>>(
+			(n, a) => ({ ...n, [a.status ?? a.outcome]: (n[a.status ?? a.outcome] ?? 0) + 1 }),
+			{},
+		),
+		kills: kills.map((k) => ({
+			atSeconds: (k.at - start) / 1000,
+			backAfterSeconds: k.backAfterMs / 1000,
+			n8nItselfAnswered: k.probe,
+		})),
 		executions: statuses,
 		executionsWithoutEvent: withoutEvent,
 		lost: lost.length,
@@ -203,11 +288,20 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		finishedTwice: finishedTwice.length,
 		finishedTwiceUnexplained: finishedTwice.filter((f) => !f.explained).length,
 		// How long before the kill that cut its answer each excused earlier run ended (rule 2).
-		finishedBeforeKillMaxSeconds: Math.max(0, ...finishedTwice.flatMap((f) => f.endedBeforeKillSeconds)),
+		finishedBeforeKillMaxSeconds: Math.max(
+			0,
+			...finishedTwice.flatMap((f) => f.endedBeforeKillSeconds),
+		),
 		// Runs n8n itself started at its next boot from a request the kill cut (rule 2's second case).
 		startedByN8nAtBoot: finishedTwice.flatMap((f) => f.startedAtBoot).length,
 	};
-	report('hard-kill (single process)', { ...figures, lostSample: lost.slice(0, 10), cutSample: cutAndRunAgain.slice(0, 5), finishedTwice, unexplainedFailedRuns: unexplainedFailedRuns.slice(0, 10) });
+	report('hard-kill (single process)', {
+		...figures,
+		lostSample: lost.slice(0, 10),
+		cutSample: cutAndRunAgain.slice(0, 5),
+		finishedTwice,
+		unexplainedFailedRuns: unexplainedFailedRuns.slice(0, 10),
+	});
 
 	expect(deliveries.filter((d) => d.result?.status !== 200).map((d) => d.id)).toEqual([]);
 	expect(lost).toEqual([]);
@@ -219,11 +313,13 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	// The kills did cut runs (the soak tests what it claims), and each cut run was run again.
 	expect(cutAndRunAgain.length).toBeGreaterThan(0);
 	// The window exists behind the balancer, and the balancer kept it from the service.
-	expect(kills.every((k) => (k.probe['404'] ?? 0) + (k.probe['200 starting up'] ?? 0) > 0)).toBe(true);
+	expect(kills.every((k) => (k.probe['404'] ?? 0) + (k.probe['200 starting up'] ?? 0) > 0)).toBe(
+		true,
+	);
 	expect(attempts.filter((a) => a.status === 404)).toEqual([]);
 }, 900_000);
 
-test('version 3 answers once the execution has ended (after its 1 s Wait); a run that ends in an error gets n8n\'s own 500, so the service delivers the event again', async () => {
+test("version 3 answers once the execution has ended (after its 1 s Wait); a run that ends in an error gets n8n's own 500, so the service delivers the event again", async () => {
 	// n8n gives the same 500 for a queue-mode job whose worker died (acknowledgement.ts); a 200
 	// here would lose those events.
 	const { workflowId } = await triggerWorkflow({
@@ -238,10 +334,17 @@ test('version 3 answers once the execution has ended (after its 1 s Wait); a run
 	ids.push(workflowId);
 	await api('POST', `/workflows/${workflowId}/activate`);
 	const sent = Date.now();
-	const delivered = (await sim('POST', '/deliver', { type: 'message.received', account: 'acct_ack' })) as { status: number; body: string };
+	const delivered = (await sim('POST', '/deliver', {
+		type: 'message.received',
+		account: 'acct_ack',
+	})) as { status: number; body: string };
 	const answeredAfterMs = Date.now() - sent;
 	const runs = await finishedExecutions(workflowId, 1);
-	report('acknowledge when finished', { delivered, answeredAfterMs, runs: runs.map((r) => r.status) });
+	report('acknowledge when finished', {
+		delivered,
+		answeredAfterMs,
+		runs: runs.map((r) => r.status),
+	});
 	expect(delivered.status).toBe(500);
 	expect(JSON.parse(delivered.body)).toEqual({ message: 'Error in workflow' });
 	expect(answeredAfterMs).toBeGreaterThanOrEqual(1_000);

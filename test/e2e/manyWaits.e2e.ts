@@ -19,7 +19,22 @@ import { sleep } from 'n8n-workflow';
 import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
 import { receivedIn } from '../fixtures/events';
-import { allExecutions, api, eventually, type Execution, info, n8n, n8nMemoryMb, nodeItems, relayCredential, report, rest, restartN8n, simRequests, simulator } from '../support/e2e';
+import {
+	allExecutions,
+	api,
+	eventually,
+	type Execution,
+	info,
+	n8n,
+	n8nMemoryMb,
+	nodeItems,
+	relayCredential,
+	report,
+	rest,
+	restartN8n,
+	simRequests,
+	simulator,
+} from '../support/e2e';
 import { createWorkflow, NODE_TYPES, triggerWorkflowData } from '../support/workflows';
 import { inParallel } from '../support/inParallel';
 import { deliver } from '../support/deliver';
@@ -60,7 +75,8 @@ async function deliverToAccount(event: unknown) {
 async function countWith(...status: string[]): Promise<number> {
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status }));
 	const { status: code, body } = await rest('GET', `/executions?filter=${filter}&limit=1`);
-	if (code !== 200) throw new Error(`GET /rest/executions → ${code} ${JSON.stringify(body).slice(0, 200)}`);
+	if (code !== 200)
+		throw new Error(`GET /rest/executions → ${code} ${JSON.stringify(body).slice(0, 200)}`);
 	return Number((body.data as IDataObject).count);
 }
 
@@ -102,8 +118,18 @@ function lastRunItems(execution: Execution, nodeName: string): IDataObject[] {
 const seconds = (ms: number) => Math.round(ms / 100) / 10;
 
 test(`${RUNS} runs waiting at once for their contacts' replies: each resumes once, with its own contact's answer`, async () => {
-	const credential = await relayCredential('Messaging Relay many-waits account', 'sim-key-many-waits');
-	const holder = triggerWorkflowData({ name: 'e2e: many waits', credential, webhookId: WEBHOOK_ID, events: ['message.received'], options: { chatType: 'direct' }, typeVersion: 3 });
+	const credential = await relayCredential(
+		'Messaging Relay many-waits account',
+		'sim-key-many-waits',
+	);
+	const holder = triggerWorkflowData({
+		name: 'e2e: many waits',
+		credential,
+		webhookId: WEBHOOK_ID,
+		events: ['message.received'],
+		options: { chatType: 'direct' },
+		typeVersion: 3,
+	});
 	holder.nodes.push({
 		id: 'ask',
 		name: 'Ask',
@@ -112,7 +138,12 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 		position: [240, 0],
 		webhookId: '6a7b8c9d-0a01-4e5f-8a9b-7c6d5e4f3202',
 		// To left empty: the question goes to the trigger item's chat; no Limit Wait Time.
-		parameters: { resource: 'message', operation: 'sendAndWait', message: QUESTION, responseType: 'freeText' },
+		parameters: {
+			resource: 'message',
+			operation: 'sendAndWait',
+			message: QUESTION,
+			responseType: 'freeText',
+		},
 		credentials: { messagingRelayApi: credential },
 	});
 	holder.connections['Relay Trigger'] = { main: [[{ node: 'Ask', type: 'main', index: 0 }]] };
@@ -124,7 +155,11 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	// Every contact writes; each message starts a run that asks that contact and waits. Version 3
 	// answers the service when the run has begun to wait.
 	const startedAt = Date.now();
-	const starts = await inParallel(contacts, CONCURRENCY, async (chat) => await deliverToAccount(receivedIn(chat, { text: `Hi, this is ${chat}` })));
+	const starts = await inParallel(
+		contacts,
+		CONCURRENCY,
+		async (chat) => await deliverToAccount(receivedIn(chat, { text: `Hi, this is ${chat}` })),
+	);
 	const startsAnsweredMs = Date.now() - startedAt;
 	expect(starts.filter((s) => s.status !== 200)).toEqual([]);
 	const waitingBefore = await eventually(async () => {
@@ -134,7 +169,9 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	const startMs = Date.now() - startedAt;
 
 	// What the holder holds right before the answers: its static data, as n8n saved it.
-	const workflow = (await api('GET', `/workflows/${workflowId}`)) as { staticData?: Record<string, WebhookState> | null };
+	const workflow = (await api('GET', `/workflows/${workflowId}`)) as {
+		staticData?: Record<string, WebhookState> | null;
+	};
 	const staticDataBytes = Buffer.byteLength(JSON.stringify(workflow.staticData ?? {}));
 	const waits = waitsInStaticData(Object.values(workflow.staticData ?? {})[0] ?? {});
 	const liveWaits = Object.values(waits).filter((w) => !w.resumedBy && w.until > Date.now());
@@ -160,7 +197,8 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	let lastSuccess = -1;
 	const settled = await eventually(async () => {
 		const success = await countWith('success');
-		const done = success >= RUNS || (success === lastSuccess && (await countWith('new', 'running')) === 0);
+		const done =
+			success >= RUNS || (success === lastSuccess && (await countWith('new', 'running')) === 0);
 		lastSuccess = success;
 		return done ? true : undefined;
 	}, 120_000).catch(() => false);
@@ -168,13 +206,25 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 
 	// n8n's public list leaves out a run it still counts among its running ones, a moment after the
 	// run was saved as ended (execution.service.js findManyAndCount, excludeRunning): until it has them all.
-	const total = await countWith('success', 'error', 'waiting', 'running', 'new', 'canceled', 'crashed');
+	const total = await countWith(
+		'success',
+		'error',
+		'waiting',
+		'running',
+		'new',
+		'canceled',
+		'crashed',
+	);
 	const listAll = () => allExecutions(workflowId!);
 	const runs = await eventually(async () => {
 		const list = await listAll();
 		return list.length >= total ? list : undefined;
 	}, 60_000).catch(listAll);
-	const staticDataBytesAfter = Buffer.byteLength(JSON.stringify(((await api('GET', `/workflows/${workflowId}`)) as { staticData?: unknown }).staticData ?? {}));
+	const staticDataBytesAfter = Buffer.byteLength(
+		JSON.stringify(
+			((await api('GET', `/workflows/${workflowId}`)) as { staticData?: unknown }).staticData ?? {},
+		),
+	);
 	const runsByStatus: Record<string, number> = {};
 	for (const run of runs) runsByStatus[run.status] = (runsByStatus[run.status] ?? 0) + 1;
 	const runsByContact = new Map<string, Execution[]>();
@@ -185,11 +235,23 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	/** A run that ended with its own contact's answer as the Ask node's output. */
 	const resumedWithOwnAnswer = (run: Execution, chat: string) => {
 		const reply = lastRunItems(run, 'Ask')[0];
-		return run.status === 'success' && reply?.answered === true && reply.chatId === chat && reply.text === answerOf(chat);
+		return (
+			run.status === 'success' &&
+			reply?.answered === true &&
+			reply.chatId === chat &&
+			reply.text === answerOf(chat)
+		);
 	};
-	const questions = (await simRequests(since)).filter((r) => r.method === 'POST' && r.path === '/v1/messages' && r.account === ACCOUNT && r.body.text === QUESTION);
+	const questions = (await simRequests(since)).filter(
+		(r) =>
+			r.method === 'POST' &&
+			r.path === '/v1/messages' &&
+			r.account === ACCOUNT &&
+			r.body.text === QUESTION,
+	);
 	const questionsTo = new Map<string, number>();
-	for (const question of questions) questionsTo.set(String(question.body.to), (questionsTo.get(String(question.body.to)) ?? 0) + 1);
+	for (const question of questions)
+		questionsTo.set(String(question.body.to), (questionsTo.get(String(question.body.to)) ?? 0) + 1);
 
 	const figures = {
 		settled,
@@ -197,10 +259,16 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 		runsWaitingAfterRestart: waitingAfterRestart,
 		waitsHeldAtOnce: liveWaits.length,
 		contactsHeld: contacts.filter((chat) => chatsHeld.has(chat)).length,
-		answersTakenByAWaitingRun: answers.filter((a) => a.status === 200 && a.body.answered === 'a waiting run').length,
-		resumedWithOwnAnswer: contacts.filter((chat) => (runsByContact.get(chat) ?? []).some((run) => resumedWithOwnAnswer(run, chat))).length,
+		answersTakenByAWaitingRun: answers.filter(
+			(a) => a.status === 200 && a.body.answered === 'a waiting run',
+		).length,
+		resumedWithOwnAnswer: contacts.filter((chat) =>
+			(runsByContact.get(chat) ?? []).some((run) => resumedWithOwnAnswer(run, chat)),
+		).length,
 		stillWaiting: runs.filter((run) => run.status === 'waiting').length,
-		contactsWithMoreThanOneRun: contacts.filter((chat) => (runsByContact.get(chat)?.length ?? 0) > 1).length,
+		contactsWithMoreThanOneRun: contacts.filter(
+			(chat) => (runsByContact.get(chat)?.length ?? 0) > 1,
+		).length,
 		contactsAskedMoreThanOnce: contacts.filter((chat) => (questionsTo.get(chat) ?? 0) > 1).length,
 		executions: runs.length,
 	};
@@ -219,7 +287,9 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 		restartSeconds: seconds(restartMs),
 		runsStartedPerSecond: Math.round((RUNS / (startMs / 1000)) * 10) / 10,
 		staticDataBytes,
-		staticDataBytesPerWait: liveWaits.length ? Math.round(staticDataBytes / liveWaits.length) : null,
+		staticDataBytesPerWait: liveWaits.length
+			? Math.round(staticDataBytes / liveWaits.length)
+			: null,
 		staticDataBytesAfterAnswers: staticDataBytesAfter,
 		answerSeconds: seconds(answerMs),
 		answersAnsweredSeconds: seconds(answersAnsweredMs),
@@ -249,6 +319,10 @@ test(`${RUNS} runs waiting at once for their contacts' replies: each resumes onc
 	// Every contact: one run, resumed with that contact's own answer.
 	for (const chat of contacts) {
 		const own = runsByContact.get(chat) ?? [];
-		expect({ chat, runs: own.length, resumedWithOwnAnswer: own.length === 1 && resumedWithOwnAnswer(own[0], chat) }).toEqual({ chat, runs: 1, resumedWithOwnAnswer: true });
+		expect({
+			chat,
+			runs: own.length,
+			resumedWithOwnAnswer: own.length === 1 && resumedWithOwnAnswer(own[0], chat),
+		}).toEqual({ chat, runs: 1, resumedWithOwnAnswer: true });
 	}
 }, 900_000);

@@ -7,14 +7,31 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { api, currentWebhook, eventually, executions, finishedExecutions, registeredUrl, relayCredential, report, sim, simRequests, simulator } from '../support/e2e';
+import {
+	api,
+	currentWebhook,
+	eventually,
+	executions,
+	finishedExecutions,
+	registeredUrl,
+	relayCredential,
+	report,
+	sim,
+	simRequests,
+	simulator,
+} from '../support/e2e';
 import { deliver } from '../support/deliver';
 
 const ACCOUNT = 'acct_repair';
 const WEBHOOK_ID = '2e8f6a41-7c9d-4b3e-a1f2-3d4c5b6a7e8f';
 let workflowId: string;
 
-const deliverToAccount = async (secret?: string) => await deliver(simulator, undefined, { type: 'message.received', account: ACCOUNT, ...(secret ? { secret } : {}) });
+const deliverToAccount = async (secret?: string) =>
+	await deliver(simulator, undefined, {
+		type: 'message.received',
+		account: ACCOUNT,
+		...(secret ? { secret } : {}),
+	});
 const isRegisteredUrl = (url: unknown) => registeredUrl(WEBHOOK_ID).asymmetricMatch(url);
 
 /**
@@ -61,7 +78,9 @@ test('while the registration stands, the trigger only looks: GET /v1/webhook eve
 	expect((await currentWebhook(ACCOUNT))?.url).toEqual(registeredUrl(WEBHOOK_ID));
 	const since = Date.now();
 	await sleep(11_000);
-	const calls = (await simRequests(since)).filter((r) => r.account === ACCOUNT).map((r) => `${r.method} ${r.path}`);
+	const calls = (await simRequests(since))
+		.filter((r) => r.account === ACCOUNT)
+		.map((r) => `${r.method} ${r.path}`);
 	expect(calls.length).toBeGreaterThanOrEqual(2);
 	expect(new Set(calls)).toEqual(new Set(['GET /v1/webhook']));
 	expect((await deliverToAccount()).status).toBe(200);
@@ -81,7 +100,9 @@ test('a webhook the service forgot is registered again within the check interval
 	// At most one interval to notice, n8n's 1 s before publishing again, and the calls.
 	expect(lostForMs).toBeLessThan(5_000 + 1_000 + 3_000);
 	expect(restored.secret).not.toBe(lost?.secret);
-	const calls = (await simRequests(forgotAt)).filter((r) => r.account === ACCOUNT).map((r) => `${r.method} ${r.path}`);
+	const calls = (await simRequests(forgotAt))
+		.filter((r) => r.account === ACCOUNT)
+		.map((r) => `${r.method} ${r.path}`);
 	// The check (GET), then n8n's publishing: create looks (GET) and registers (PUT). checkExists
 	// answers from the static data n8n loaded when it first published (no secret yet), so it may
 	// not ask the service at all.
@@ -104,12 +125,18 @@ test('a webhook the service forgot is registered again within the check interval
 	expect(runs.map((r) => r.status)).toEqual(['success', 'success']);
 	// It keeps checking afterwards.
 	const since = Date.now();
-	await eventually(async () => (await simRequests(since)).some((r) => r.account === ACCOUNT && r.method === 'GET'), 15_000);
+	await eventually(
+		async () => (await simRequests(since)).some((r) => r.account === ACCOUNT && r.method === 'GET'),
+		15_000,
+	);
 }, 90_000);
 
 test('a webhook pointed elsewhere is reported once as a failed execution and not taken over', async () => {
 	const before = (await executions(workflowId)).length;
-	await sim('POST', '/webhooks/point', { account: ACCOUNT, url: 'https://crm.example.com/relay-hook' });
+	await sim('POST', '/webhooks/point', {
+		account: ACCOUNT,
+		url: 'https://crm.example.com/relay-hook',
+	});
 	const failed = await eventually(async () => {
 		const list = await executions(workflowId);
 		return list.length > before ? list.find((e) => e.status === 'error') : undefined;
@@ -122,7 +149,10 @@ test('a webhook pointed elsewhere is reported once as a failed execution and not
 	expect((await executions(workflowId)).length).toBe(before + 1);
 	// Still published: once the webhook is back (here set by hand), deliveries run again.
 	await sim('POST', '/webhooks/forget', { account: ACCOUNT });
-	await eventually(async () => (isRegisteredUrl((await currentWebhook(ACCOUNT))?.url) ? true : undefined), 30_000);
+	await eventually(
+		async () => (isRegisteredUrl((await currentWebhook(ACCOUNT))?.url) ? true : undefined),
+		30_000,
+	);
 	const answers: number[] = [];
 	expect(await deliverUntilTaken(answers, 15_000)).toBe(200);
 	expect(answers).not.toContain(401);

@@ -5,13 +5,24 @@
  * at start. n8n activates published workflows at start after it reports ready, so the tests
  * wait for the service calls instead of reading them right after the restart.
  */
-import { api, eventually, finishedExecutions, registeredUrl, report, restartN8n, sim, simRequests, triggerWorkflow } from '../support/e2e';
+import {
+	api,
+	eventually,
+	finishedExecutions,
+	registeredUrl,
+	report,
+	restartN8n,
+	sim,
+	simRequests,
+	triggerWorkflow,
+} from '../support/e2e';
 
 const WEBHOOK_ID = '4d0e1f2a-3b4c-4d5e-9f60-718293a4b5c6';
 let workflowId: string;
 
 const webhookOf = async () =>
-	((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>).acct_restart;
+	((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)
+		.acct_restart;
 
 beforeAll(async () => {
 	({ workflowId } = await triggerWorkflow({
@@ -33,7 +44,9 @@ afterAll(async () => {
 /** The service calls for this account since `since`, once n8n has made at least `count`. */
 const callsSince = async (since: number, count: number) =>
 	await eventually(async () => {
-		const calls = (await simRequests(since)).filter((r) => r.account === 'acct_restart').map((r) => `${r.method} ${r.path}`);
+		const calls = (await simRequests(since))
+			.filter((r) => r.account === 'acct_restart')
+			.map((r) => `${r.method} ${r.path}`);
 		return calls.length >= count ? calls : undefined;
 	}, 30_000);
 
@@ -46,9 +59,16 @@ test('a restart keeps the registration and the secret: no new PUT, events run', 
 	expect(await callsSince(since, 1)).toEqual(['GET /v1/webhook']);
 	expect((await webhookOf())?.secret).toBe(before?.secret);
 
-	const delivered = await sim('POST', '/deliver', { type: 'message.received', account: 'acct_restart' });
+	const delivered = await sim('POST', '/deliver', {
+		type: 'message.received',
+		account: 'acct_restart',
+	});
 	expect(delivered.status).toBe(200);
-	const wrong = await sim('POST', '/deliver', { type: 'message.received', account: 'acct_restart', secret: 'whsec_x' });
+	const wrong = await sim('POST', '/deliver', {
+		type: 'message.received',
+		account: 'acct_restart',
+		secret: 'whsec_x',
+	});
 	expect(wrong.status).toBe(401);
 	const runs = await finishedExecutions(workflowId, 1);
 	expect(runs.map((r) => r.status)).toEqual(['success']);
@@ -63,7 +83,11 @@ test('a webhook the service lost while n8n was down is registered again at start
 	const since = Date.now();
 	await restartN8n();
 	// checkExists finds it gone; create looks again (the one-webhook rule) and registers.
-	expect(await callsSince(since, 3)).toEqual(['GET /v1/webhook', 'GET /v1/webhook', 'PUT /v1/webhook']);
+	expect(await callsSince(since, 3)).toEqual([
+		'GET /v1/webhook',
+		'GET /v1/webhook',
+		'PUT /v1/webhook',
+	]);
 	const restored = await webhookOf();
 	expect(restored?.url).toEqual(registeredUrl(WEBHOOK_ID));
 	expect(restored?.secret).not.toBe(lostSecret);
@@ -75,14 +99,25 @@ test('a webhook the service lost while n8n was down is registered again at start
 	// saved yet"), so only 503 is tried again.
 	const answers: number[] = [];
 	const delivered = await eventually(async () => {
-		const result = (await sim('POST', '/deliver', { type: 'message.received', account: 'acct_restart' })) as { status: number };
+		const result = (await sim('POST', '/deliver', {
+			type: 'message.received',
+			account: 'acct_restart',
+		})) as { status: number };
 		answers.push(result.status);
 		return result.status === 503 ? undefined : result;
 	});
 	report('restart: correctly signed deliveries after the new registration', { answers });
 	expect(answers).not.toContain(401);
 	expect(delivered.status).toBe(200);
-	expect((await sim('POST', '/deliver', { type: 'message.received', account: 'acct_restart', secret: lostSecret })).status).toBe(401);
+	expect(
+		(
+			await sim('POST', '/deliver', {
+				type: 'message.received',
+				account: 'acct_restart',
+				secret: lostSecret,
+			})
+		).status,
+	).toBe(401);
 	const runs = await finishedExecutions(workflowId, 2);
 	expect(runs.map((r) => r.status)).toEqual(['success', 'success']);
 });

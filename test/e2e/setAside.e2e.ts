@@ -18,8 +18,24 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
-import { deliverWithRetries, SERVICE_SCHEDULE, type DeliveryResult } from '../fixtures/retrying-sender';
-import { allExecutions, api, currentWebhook, eventually, nodeItems, productionUrl, readN8nLog, report, sim, triggerWorkflow, viaBalancer } from '../support/e2e';
+import {
+	deliverWithRetries,
+	SERVICE_SCHEDULE,
+	type DeliveryResult,
+} from '../fixtures/retrying-sender';
+import {
+	allExecutions,
+	api,
+	currentWebhook,
+	eventually,
+	nodeItems,
+	productionUrl,
+	readN8nLog,
+	report,
+	sim,
+	triggerWorkflow,
+	viaBalancer,
+} from '../support/e2e';
 import { missedEventsIn } from '../support/missedEvents';
 
 const ACCOUNT = 'acct_setaside';
@@ -40,14 +56,16 @@ async function runsOf(workflowId: string): Promise<Map<string, number>> {
 	const runs = new Map<string, number>();
 	for (const execution of await allExecutions(workflowId)) {
 		if (execution.status === 'error') continue;
-		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId as string | undefined;
+		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)
+			?.deliveryId as string | undefined;
 		if (id) runs.set(id, (runs.get(id) ?? 0) + 1);
 	}
 	return runs;
 }
 
 afterAll(async () => {
-	for (const id of [logger, alert]) if (id) await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+	for (const id of [logger, alert])
+		if (id) await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
 });
 
 test('a member broken for longer than the bound is set aside: the service gets 2xx again, the other workflow loses nothing, the misses are reported in the broken workflow', async () => {
@@ -78,7 +96,9 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 	await api('POST', `/workflows/${alert}/activate`);
 	await api('POST', `/workflows/${logger}/activate`);
 	const webhook = (await currentWebhook(ACCOUNT))!;
-	expect(new URL(webhook.url).pathname).toBe(new URL(productionUrl('a1e0c0de-0000-4000-8000-00000000a51e')).pathname);
+	expect(new URL(webhook.url).pathname).toBe(
+		new URL(productionUrl('a1e0c0de-0000-4000-8000-00000000a51e')).pathname,
+	);
 
 	const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
 	let next = 0;
@@ -89,30 +109,52 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 			const body = { ...(sample(type) as unknown as IDataObject), deliveryId: `set-aside-${i}` };
 			const delivery: (typeof deliveries)[number] = { id: body.deliveryId, type };
 			deliveries.push(delivery);
-			delivery.result = await deliverWithRetries(viaBalancer(webhook.url), JSON.stringify(body), webhook.secret, { deadlineMs: 200_000 });
+			delivery.result = await deliverWithRetries(
+				viaBalancer(webhook.url),
+				JSON.stringify(body),
+				webhook.secret,
+				{ deadlineMs: 200_000 },
+			);
 		}
 	});
 	await Promise.all(sending);
 
 	// Every event was taken (2xx) and the logger ran each once.
-	const notTaken = deliveries.filter((d) => d.result?.status !== 200).map((d) => ({ id: d.id, attempts: d.result?.attempts }));
-	if (notTaken.length > 0) report('set-aside-n8n-log-tail', { notTaken: notTaken.length, log: readN8nLog().split('\n').slice(-150) });
+	const notTaken = deliveries
+		.filter((d) => d.result?.status !== 200)
+		.map((d) => ({ id: d.id, attempts: d.result?.attempts }));
+	if (notTaken.length > 0)
+		report('set-aside-n8n-log-tail', {
+			notTaken: notTaken.length,
+			log: readN8nLog().split('\n').slice(-150),
+		});
 	expect(notTaken).toEqual([]);
 	let loggerRuns = new Map<string, number>();
 	await eventually(async () => {
 		loggerRuns = await runsOf(logger);
 		return loggerRuns.size >= deliveries.length;
 	}, 60_000).catch(() => undefined);
-	const loggerMissing = deliveries.filter((d) => !loggerRuns.has(d.id)).map((d) => ({ id: d.id, type: d.type, attempts: d.result?.attempts }));
-	if (loggerMissing.length > 0) report('set-aside-logger-missing', { missing: loggerMissing.slice(0, 10), count: loggerMissing.length, ran: loggerRuns.size });
+	const loggerMissing = deliveries
+		.filter((d) => !loggerRuns.has(d.id))
+		.map((d) => ({ id: d.id, type: d.type, attempts: d.result?.attempts }));
+	if (loggerMissing.length > 0)
+		report('set-aside-logger-missing', {
+			missing: loggerMissing.slice(0, 10),
+			count: loggerMissing.length,
+			ran: loggerRuns.size,
+		});
 	expect(loggerMissing.map((d) => d.id)).toEqual([]);
 	expect([...loggerRuns.entries()].filter(([, n]) => n !== 1)).toEqual([]);
 
 	// 503s only until the bound: they span about 2 minutes (never less), then stop.
-	const answered503 = deliveries.flatMap((d) => d.result!.attempts.filter((a) => a.status === 503).map((a) => a.at + a.ms));
+	const answered503 = deliveries.flatMap((d) =>
+		d.result!.attempts.filter((a) => a.status === 503).map((a) => a.at + a.ms),
+	);
 	const first503 = Math.min(...answered503);
 	const last503 = Math.max(...answered503);
-	const after503 = deliveries.flatMap((d) => d.result!.attempts.filter((a) => a.at > last503 && a.at < healedAt).map((a) => a.status));
+	const after503 = deliveries.flatMap((d) =>
+		d.result!.attempts.filter((a) => a.at > last503 && a.at < healedAt).map((a) => a.status),
+	);
 
 	// The alert ran each disconnect once, except the ones it missed while set aside.
 	await sleep(3_000);
@@ -144,21 +186,31 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 	// checks report while it is still broken, so the first report can be older than the newest 250
 	// (CI of bd26ff2 read one page and missed it).
 	const reportsOf = async () => (await missedReportsOf(alert)).map((r) => r.message);
-	const countOf = (message: string) => Number(/^This workflow missed (\d+) event/.exec(message)?.[1] ?? NaN);
+	const countOf = (message: string) =>
+		Number(/^This workflow missed (\d+) event/.exec(message)?.[1] ?? NaN);
 	const reportedCount = async () => (await reportsOf()).reduce((n, m) => n + countOf(m), 0);
 	await eventually(async () => (await reportedCount()) >= missed.length, 60_000).catch(() => {
-		report('set-aside-n8n-log', { log: readN8nLog().split('\n').filter((l) => /Messaging Relay|set aside|missed|Failed to record/i.test(l)).slice(-60) });
+		report('set-aside-n8n-log', {
+			log: readN8nLog()
+				.split('\n')
+				.filter((l) => /Messaging Relay|set aside|missed|Failed to record/i.test(l))
+				.slice(-60),
+		});
 	});
 	const reports = await missedReportsOf(alert);
 	const messages = reports.map((r) => r.message);
 	// The events the reports name (registrationRepair.ts): all of them together, id for id.
 	const listedInReports = reports.map((r) => missedEventsIn(r.description));
 	const listedIds = listedInReports.flatMap((l) => l?.events.map((e) => e.id) ?? []);
-	const loggerFailed = (await allExecutions(logger)).filter((e) => e.status !== 'success').map((e) => `${e.id}: ${e.status}`);
+	const loggerFailed = (await allExecutions(logger))
+		.filter((e) => e.status !== 'success')
+		.map((e) => `${e.id}: ${e.status}`);
 	report('set-aside-logger-failed', { loggerFailed });
 	// Where the reports sit in the list n8n shows (newest first): why one page is not enough.
 	const listed = await allExecutions(alert);
-	const reportPositions = listed.flatMap((e, i) => (JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed') ? [i + 1] : []));
+	const reportPositions = listed.flatMap((e, i) =>
+		JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed') ? [i + 1] : [],
+	);
 	report('set-aside-reports', {
 		reports: messages.length,
 		messages,
@@ -179,18 +231,28 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 	expect(ranTwice).toEqual([]);
 	expect(missed.length).toBeGreaterThan(0);
 	// Those it missed were answered while it was set aside, before it was healed.
-	expect(missed.filter((d) => d.result!.attempts.at(-1)!.at > healedAt + 5_000).map((d) => d.id)).toEqual([]);
+	expect(
+		missed.filter((d) => d.result!.attempts.at(-1)!.at > healedAt + 5_000).map((d) => d.id),
+	).toEqual([]);
 	expect(messages.length).toBeGreaterThan(0);
 	for (const message of messages) {
 		const n = countOf(message);
-		expect(message).toMatch(new RegExp(`^This workflow missed ${n} event\\(s\\) while it could not take them \\(\\S+ to \\S+\\): number\\.disconnected × ${n}$`));
+		expect(message).toMatch(
+			new RegExp(
+				`^This workflow missed ${n} event\\(s\\) while it could not take them \\(\\S+ to \\S+\\): number\\.disconnected × ${n}$`,
+			),
+		);
 	}
 	expect(messages.reduce((n, m) => n + countOf(m), 0)).toBe(missed.length);
 	// Each report lists every event it counts (fewer than setAsideLimits.missedKept), each a
 	// disconnect; together they are the deliveries it missed, each in exactly one report.
-	expect(listedInReports.map((l) => [l?.notKept, l?.events.length, l?.events.filter((e) => e.type !== 'number.disconnected').length])).toEqual(
-		messages.map((m) => [0, countOf(m), 0]),
-	);
+	expect(
+		listedInReports.map((l) => [
+			l?.notKept,
+			l?.events.length,
+			l?.events.filter((e) => e.type !== 'number.disconnected').length,
+		]),
+	).toEqual(messages.map((m) => [0, countOf(m), 0]));
 	expect([...listedIds].sort()).toEqual(missed.map((d) => d.id).sort());
 	// The healthy logger has no failed run at all (a failed run retried to success is no excuse).
 	expect(loggerFailed).toEqual([]);
@@ -225,15 +287,33 @@ const FAILING_SENDING_MS = 135_000;
  */
 const FAILING_EVERY_MS = 3_000;
 const FAILING_SOAKS = [
-	{ name: 'member', apiKey: 'sim-key-failing-member', account: 'acct_failing_member', ids: ['b1', 'b2', 'b3'], holder: 'B' },
-	{ name: 'holder', apiKey: 'sim-key-failing-holder', account: 'acct_failing_holder', ids: ['c1', 'c2', 'c3'], holder: 'C' },
+	{
+		name: 'member',
+		apiKey: 'sim-key-failing-member',
+		account: 'acct_failing_member',
+		ids: ['b1', 'b2', 'b3'],
+		holder: 'B',
+	},
+	{
+		name: 'holder',
+		apiKey: 'sim-key-failing-holder',
+		account: 'acct_failing_holder',
+		ids: ['c1', 'c2', 'c3'],
+		holder: 'C',
+	},
 ] as const;
-const FAILING_TYPES = ['message.received', 'number.disconnected', 'group.updated', 'number.disconnected'] as const;
+const FAILING_TYPES = [
+	'message.received',
+	'number.disconnected',
+	'group.updated',
+	'number.disconnected',
+] as const;
 const C_SELECTS = new Set<string>(['message.received', 'group.updated']);
 const failingWorkflows: string[] = [];
 
 afterAll(async () => {
-	for (const id of failingWorkflows) await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+	for (const id of failingWorkflows)
+		await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
 });
 
 async function failingSoak(soak: (typeof FAILING_SOAKS)[number]) {
@@ -245,7 +325,13 @@ async function failingSoak(soak: (typeof FAILING_SOAKS)[number]) {
 			webhookId: webhookId(suffix),
 			events,
 			typeVersion: 3,
-			...(broken ? { waitSeconds: 0, thenFail: 'Broken on purpose (a revoked credential)', options: { repairInterval: '5s' } } : {}),
+			...(broken
+				? {
+						waitSeconds: 0,
+						thenFail: 'Broken on purpose (a revoked credential)',
+						options: { repairInterval: '5s' },
+					}
+				: {}),
 		});
 		failingWorkflows.push(workflowId);
 		return workflowId;
@@ -258,20 +344,32 @@ async function failingSoak(soak: (typeof FAILING_SOAKS)[number]) {
 	// The last one published holds the webhook.
 	const order = soak.holder === 'B' ? [c, a, b] : [a, b, c];
 	for (const id of order) await api('POST', `/workflows/${id}/activate`);
-	const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>)[soak.account]!;
-	expect(new URL(webhook.url).pathname).toBe(new URL(productionUrl(webhookId(soak.holder === 'B' ? soak.ids[1] : soak.ids[2]))).pathname);
+	const webhook = (
+		(await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string } | null>
+	)[soak.account]!;
+	expect(new URL(webhook.url).pathname).toBe(
+		new URL(productionUrl(webhookId(soak.holder === 'B' ? soak.ids[1] : soak.ids[2]))).pathname,
+	);
 
 	const start = Date.now();
 	const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
 	const sending: Array<Promise<void>> = [];
 	for (let i = 0; Date.now() < start + FAILING_SENDING_MS; i++) {
 		const type = FAILING_TYPES[i % FAILING_TYPES.length];
-		const body = { ...(sample(type) as unknown as IDataObject), deliveryId: `failing-${soak.name}-${i}` };
+		const body = {
+			...(sample(type) as unknown as IDataObject),
+			deliveryId: `failing-${soak.name}-${i}`,
+		};
 		const delivery: (typeof deliveries)[number] = { id: body.deliveryId, type };
 		deliveries.push(delivery);
 		sending.push(
 			(async () => {
-				delivery.result = await deliverWithRetries(viaBalancer(webhook.url), JSON.stringify(body), webhook.secret, SERVICE_SCHEDULE);
+				delivery.result = await deliverWithRetries(
+					viaBalancer(webhook.url),
+					JSON.stringify(body),
+					webhook.secret,
+					SERVICE_SCHEDULE,
+				);
 			})(),
 		);
 		await sleep(Math.max(0, start + (i + 1) * FAILING_EVERY_MS - Date.now()));
@@ -283,8 +381,15 @@ async function failingSoak(soak: (typeof FAILING_SOAKS)[number]) {
 /** A workflow's "This workflow missed …" reports (registrationRepair.ts): the error's message and description. */
 async function missedReportsOf(workflowId: string) {
 	return (await allExecutions(workflowId))
-		.filter((e) => e.status === 'error' && JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed'))
-		.map((e) => e.data?.resultData.error as { message?: string; description?: string | null } | undefined)
+		.filter(
+			(e) =>
+				e.status === 'error' &&
+				JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed'),
+		)
+		.map(
+			(e) =>
+				e.data?.resultData.error as { message?: string; description?: string | null } | undefined,
+		)
 		.map((error) => ({ message: error?.message ?? '', description: error?.description ?? '' }));
 }
 
@@ -293,7 +398,8 @@ async function runsByDelivery(workflowId: string) {
 	const ok = new Map<string, number>();
 	const failed = new Map<string, number[]>();
 	for (const execution of await allExecutions(workflowId)) {
-		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId as string | undefined;
+		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)
+			?.deliveryId as string | undefined;
 		if (!id) continue;
 		if (execution.status === 'success') ok.set(id, (ok.get(id) ?? 0) + 1);
 		else failed.set(id, [...(failed.get(id) ?? []), Date.parse(execution.startedAt ?? '')]);
@@ -306,22 +412,46 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 	await sleep(5_000);
 	const figures: Record<string, unknown> = {};
 	for (const { soak, start, deliveries, workflows } of soaks) {
-		const failures = deliveries.flatMap((d) => d.result!.attempts.filter((x) => x.outcome !== 'status' || x.status! >= 300).map((x) => x.at + x.ms));
+		const failures = deliveries.flatMap((d) =>
+			d
+				.result!.attempts.filter((x) => x.outcome !== 'status' || x.status! >= 300)
+				.map((x) => x.at + x.ms),
+		);
 		const firstFailure = Math.min(...failures);
 		const lastFailure = Math.max(...failures);
 		const notTaken = deliveries.filter((d) => d.result!.status !== 200).map((d) => d.id);
-		const [runsA, runsB, runsC] = [await runsByDelivery(workflows.a), await runsByDelivery(workflows.b), await runsByDelivery(workflows.c)];
-		const selects = { a: deliveries, b: deliveries.filter((d) => d.type === 'number.disconnected'), c: deliveries.filter((d) => C_SELECTS.has(d.type)) };
+		const [runsA, runsB, runsC] = [
+			await runsByDelivery(workflows.a),
+			await runsByDelivery(workflows.b),
+			await runsByDelivery(workflows.c),
+		];
+		const selects = {
+			a: deliveries,
+			b: deliveries.filter((d) => d.type === 'number.disconnected'),
+			c: deliveries.filter((d) => C_SELECTS.has(d.type)),
+		};
 		const lostA = selects.a.filter((d) => !runsA.ok.has(d.id)).map((d) => d.id);
 		const lostB = selects.b.filter((d) => !runsB.ok.has(d.id)).map((d) => d.id);
 		const duplicates = [...runsA.ok, ...runsB.ok].filter(([, n]) => n > 1).map(([id]) => id);
 		const healthyFailed = [...runsA.failed.values(), ...runsB.failed.values()].flat().length;
 		// C's failed runs per event it selects, those that started before the service's last failure.
-		const before = selects.c.map((d) => (runsC.failed.get(d.id) ?? []).filter((at) => at <= lastFailure).length);
+		const before = selects.c.map(
+			(d) => (runsC.failed.get(d.id) ?? []).filter((at) => at <= lastFailure).length,
+		);
 		const all = selects.c.map((d) => (runsC.failed.get(d.id) ?? []).length);
 		const reports = (await allExecutions(workflows.c))
-			.filter((e) => e.status === 'error' && JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed'))
-			.map((e) => Number(/^This workflow missed (\d+) event/.exec(((e.data?.resultData.error as { message?: string } | undefined)?.message ?? ''))?.[1] ?? 0));
+			.filter(
+				(e) =>
+					e.status === 'error' &&
+					JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed'),
+			)
+			.map((e) =>
+				Number(
+					/^This workflow missed (\d+) event/.exec(
+						(e.data?.resultData.error as { message?: string } | undefined)?.message ?? '',
+					)?.[1] ?? 0,
+				),
+			);
 		figures[soak.name] = {
 			events: deliveries.length,
 			attempts: deliveries.reduce((n, d) => n + d.result!.attempts.length, 0),
@@ -335,17 +465,41 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 			healthyFailedRuns: healthyFailed,
 			cEvents: selects.c.length,
 			cRanOk: runsC.ok.size,
-			cFailedRunsPerEventBeforeSetAside: { max: Math.max(...before), mean: Number((before.reduce((n, x) => n + x, 0) / before.length).toFixed(2)) },
-			cFailedRunsPerEventAll: { max: Math.max(...all), mean: Number((all.reduce((n, x) => n + x, 0) / all.length).toFixed(2)), total: all.reduce((n, x) => n + x, 0) },
+			cFailedRunsPerEventBeforeSetAside: {
+				max: Math.max(...before),
+				mean: Number((before.reduce((n, x) => n + x, 0) / before.length).toFixed(2)),
+			},
+			cFailedRunsPerEventAll: {
+				max: Math.max(...all),
+				mean: Number((all.reduce((n, x) => n + x, 0) / all.length).toFixed(2)),
+				total: all.reduce((n, x) => n + x, 0),
+			},
 			missedReported: reports.reduce((n, x) => n + x, 0),
 			reports: reports.length,
 		};
-		Object.assign(figures[soak.name] as object, { check: { notTaken, lostA, lostB, duplicates, healthyFailed, before } });
+		Object.assign(figures[soak.name] as object, {
+			check: { notTaken, lostA, lostB, duplicates, healthyFailed, before },
+		});
 	}
-	report('failing-workflow', Object.fromEntries(Object.entries(figures).map(([k, v]) => [k, { ...(v as object), check: undefined }])));
+	report(
+		'failing-workflow',
+		Object.fromEntries(
+			Object.entries(figures).map(([k, v]) => [k, { ...(v as object), check: undefined }]),
+		),
+	);
 
 	for (const { soak } of soaks) {
-		const f = figures[soak.name] as { failureWindowSeconds: number; check: { notTaken: string[]; lostA: string[]; lostB: string[]; duplicates: string[]; healthyFailed: number; before: number[] } };
+		const f = figures[soak.name] as {
+			failureWindowSeconds: number;
+			check: {
+				notTaken: string[];
+				lostA: string[];
+				lostB: string[];
+				duplicates: string[];
+				healthyFailed: number;
+				before: number[];
+			};
+		};
 		expect({ soak: soak.name, ...f.check, before: Math.max(...f.check.before) <= 8 }).toEqual({
 			soak: soak.name,
 			notTaken: [],
@@ -386,8 +540,18 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 		});
 		expect(c.reports.length).toBeGreaterThan(0);
 		// Each report lists every event it counts, of the types C selects.
-		expect(c.listed.map((l) => [l?.notKept, l?.events.length, l?.events.every((e) => C_SELECTS.has(e.type))])).toEqual(
-			c.reports.map((r) => [0, Number(/^This workflow missed (\d+) event/.exec(r.message)?.[1]), true]),
+		expect(
+			c.listed.map((l) => [
+				l?.notKept,
+				l?.events.length,
+				l?.events.every((e) => C_SELECTS.has(e.type)),
+			]),
+		).toEqual(
+			c.reports.map((r) => [
+				0,
+				Number(/^This workflow missed (\d+) event/.exec(r.message)?.[1]),
+				true,
+			]),
 		);
 		// No event named twice, none that C does not select.
 		expect(new Set(c.ids).size).toBe(c.ids.length);

@@ -16,7 +16,20 @@ import { parseRegistration } from '../../nodes/shared/sharedWebhook/registeredUr
 import { deriveShareKey, signHandoff } from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { sample, type SampleEventType } from '../fixtures/events';
 import { retryableStatus } from '../fixtures/retrying-sender';
-import { allExecutions, api, currentWebhook, eventually, type Execution, nodeItems, productionUrl, readN8nLog, report, restartN8n, triggerWorkflow, viaBalancer } from '../support/e2e';
+import {
+	allExecutions,
+	api,
+	currentWebhook,
+	eventually,
+	type Execution,
+	nodeItems,
+	productionUrl,
+	readN8nLog,
+	report,
+	restartN8n,
+	triggerWorkflow,
+	viaBalancer,
+} from '../support/e2e';
 import { postEvent } from '../support/deliver';
 
 const ACCOUNT = 'acct_shared';
@@ -42,12 +55,25 @@ interface SharedWorkflow {
 	published: Array<{ from: number; to: number }>;
 }
 
-const isGroupMessage = (event: IDataObject) => Boolean((event.message as IDataObject | undefined)?.group);
+const isGroupMessage = (event: IDataObject) =>
+	Boolean((event.message as IDataObject | undefined)?.group);
 
 const definitions: Array<Pick<SharedWorkflow, 'name' | 'webhookId' | 'selects'>> = [
-	{ name: 'auto-reply', webhookId: 'a1e0c0de-0000-4000-8000-000000000001', selects: (e) => e.type === 'message.received' && !isGroupMessage(e) },
-	{ name: 'disconnect-alert', webhookId: 'a1e0c0de-0000-4000-8000-000000000002', selects: (e) => e.type === 'number.disconnected' },
-	{ name: 'group-logger', webhookId: 'a1e0c0de-0000-4000-8000-000000000003', selects: (e) => GROUP_EVENTS.includes(e.type as string) },
+	{
+		name: 'auto-reply',
+		webhookId: 'a1e0c0de-0000-4000-8000-000000000001',
+		selects: (e) => e.type === 'message.received' && !isGroupMessage(e),
+	},
+	{
+		name: 'disconnect-alert',
+		webhookId: 'a1e0c0de-0000-4000-8000-000000000002',
+		selects: (e) => e.type === 'number.disconnected',
+	},
+	{
+		name: 'group-logger',
+		webhookId: 'a1e0c0de-0000-4000-8000-000000000003',
+		selects: (e) => GROUP_EVENTS.includes(e.type as string),
+	},
 ];
 const workflows: SharedWorkflow[] = definitions.map((w) => ({
 	...w,
@@ -84,7 +110,9 @@ async function unpublish(workflow: SharedWorkflow) {
 /** The workflow whose trigger the account's webhook points at right now. */
 async function holder(): Promise<SharedWorkflow> {
 	const registration = parseRegistration((await currentWebhook(ACCOUNT))!.url)!;
-	return workflows.find((w) => registration.holderPath === new URL(productionUrl(w.webhookId)).pathname)!;
+	return workflows.find(
+		(w) => registration.holderPath === new URL(productionUrl(w.webhookId)).pathname,
+	)!;
 }
 
 interface Attempt {
@@ -98,7 +126,6 @@ interface Attempt {
 	/** The start of the answer's body, so a failure report tells n8n's "starting up" from the trigger's own answers. */
 	answer?: string;
 }
-
 
 /**
  * One delivery the way the service makes it: to the current registration, retried while the
@@ -114,15 +141,31 @@ async function deliverAsService(body: IDataObject, deadline: number): Promise<At
 			attempts.push({ start, end: Date.now(), status: 'no webhook' });
 		} else {
 			try {
-				const response = await postEvent(viaBalancer(webhook.url), text, { secret: webhook.secret });
+				const response = await postEvent(viaBalancer(webhook.url), text, {
+					secret: webhook.secret,
+				});
 				const answer = response.body.slice(0, 100);
-				const attempt: Attempt = { start, end: Date.now(), status: response.status, path: new URL(webhook.url).pathname, answer };
+				const attempt: Attempt = {
+					start,
+					end: Date.now(),
+					status: response.status,
+					path: new URL(webhook.url).pathname,
+					answer,
+				};
 				attempts.push(attempt);
-				if (response.status === 401) attempt.secretStillRegistered = (await currentWebhook(ACCOUNT))?.secret === webhook.secret;
+				if (response.status === 401)
+					attempt.secretStillRegistered =
+						(await currentWebhook(ACCOUNT))?.secret === webhook.secret;
 				if (!retryableStatus(response.status)) return attempts;
 			} catch (error) {
 				const cause = (error as { cause?: { code?: string } }).cause?.code ?? String(error);
-				attempts.push({ start, end: Date.now(), status: 'refused', path: new URL(webhook.url).pathname, answer: cause });
+				attempts.push({
+					start,
+					end: Date.now(),
+					status: 'refused',
+					path: new URL(webhook.url).pathname,
+					answer: cause,
+				});
 			}
 		}
 		await sleep(pause);
@@ -153,7 +196,8 @@ async function runsOf(workflow: SharedWorkflow): Promise<Map<string, number>> {
 async function runStartsOf(workflow: SharedWorkflow): Promise<Map<string, number[]>> {
 	const runs = new Map<string, number[]>();
 	for (const execution of await allExecutions(workflow.id)) {
-		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId as string | undefined;
+		const id = (nodeItems(execution, 'Relay Trigger')[0]?.event as IDataObject | undefined)
+			?.deliveryId as string | undefined;
 		const startedAt = Date.parse((execution as Execution & { startedAt?: string }).startedAt ?? '');
 		if (id) runs.set(id, [...(runs.get(id) ?? []), startedAt]);
 	}
@@ -164,7 +208,9 @@ async function runStartsOf(workflow: SharedWorkflow): Promise<Map<string, number
 async function settled() {
 	await eventually(async () => {
 		for (const workflow of workflows) {
-			const running = (await api('GET', `/executions?workflowId=${workflow.id}&status=running&limit=1`)).data as unknown[];
+			const running = (
+				await api('GET', `/executions?workflowId=${workflow.id}&status=running&limit=1`)
+			).data as unknown[];
 			if (running.length > 0) return false;
 		}
 		return true;
@@ -174,13 +220,19 @@ async function settled() {
 beforeAll(async () => {
 	for (const workflow of workflows) {
 		const { name, webhookId } = workflow;
-		({ workflowId: workflow.id } = await triggerWorkflow({ name: `e2e: shared ${name}`, apiKey: API_KEY, webhookId, ...parameters[name] }));
+		({ workflowId: workflow.id } = await triggerWorkflow({
+			name: `e2e: shared ${name}`,
+			apiKey: API_KEY,
+			webhookId,
+			...parameters[name],
+		}));
 	}
 	for (const workflow of workflows) await publish(workflow);
 });
 
 afterAll(async () => {
-	for (const workflow of workflows) await api('POST', `/workflows/${workflow.id}/deactivate`).catch(() => undefined);
+	for (const workflow of workflows)
+		await api('POST', `/workflows/${workflow.id}/deactivate`).catch(() => undefined);
 });
 
 test('three workflows on ONE account: each runs exactly the events it selects, once', async () => {
@@ -188,16 +240,23 @@ test('three workflows on ONE account: each runs exactly the events it selects, o
 	const paths = workflows.map((w) => new URL(productionUrl(w.webhookId)).pathname);
 	expect([registration.holderPath, ...registration.members].sort()).toEqual([...paths].sort());
 
-	const sent = [event('message.received'), groupMessage(), event('number.disconnected'), event('group.updated'), event('message.read')];
+	const sent = [
+		event('message.received'),
+		groupMessage(),
+		event('number.disconnected'),
+		event('group.updated'),
+		event('message.read'),
+	];
 	for (const body of sent) {
 		const attempts = await deliverAsService(body, Date.now() + 30_000);
 		expect(attempts.at(-1)?.status).toBe(200);
 	}
 	await settled();
-	const ids = (w: SharedWorkflow) => eventually(async () => {
-		const runs = await runsOf(w);
-		return runs.size >= 1 ? [...runs.entries()] : undefined;
-	});
+	const ids = (w: SharedWorkflow) =>
+		eventually(async () => {
+			const runs = await runsOf(w);
+			return runs.size >= 1 ? [...runs.entries()] : undefined;
+		});
 	expect(await ids(reply)).toEqual([[sent[0].deliveryId, 1]]);
 	expect(await ids(alert)).toEqual([[sent[2].deliveryId, 1]]);
 	expect(await ids(groups)).toEqual([[sent[3].deliveryId, 1]]);
@@ -223,7 +282,10 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 				return event(i % 20 === 9 ? 'message.read' : 'number.phone_online');
 		}
 	};
-	const deliveries = Array.from({ length: SOAK }, (_, i) => ({ body: mix(i), attempts: [] as Attempt[] }));
+	const deliveries = Array.from({ length: SOAK }, (_, i) => ({
+		body: mix(i),
+		attempts: [] as Attempt[],
+	}));
 
 	// What happens meanwhile, at fixed points of the sending: the holder leaves and comes back,
 	// a member leaves and comes back, n8n restarts.
@@ -256,7 +318,12 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 
 	// The account's registration over time (which trigger holds it, who is listed), for the
 	// failure report: a problem is read against what the service would have posted to.
-	const registrations: Array<{ at: number; holds: string; members: number; secretChanged: boolean }> = [];
+	const registrations: Array<{
+		at: number;
+		holds: string;
+		members: number;
+		secretChanged: boolean;
+	}> = [];
 	let watching = true;
 	const watcher = (async () => {
 		let last: { url: string; secret: string } | null = null;
@@ -264,8 +331,15 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 			const now = await currentWebhook(ACCOUNT).catch(() => null);
 			if (now && (now.url !== last?.url || now.secret !== last?.secret)) {
 				const parsed = parseRegistration(now.url);
-				const holds = workflows.find((w) => parsed?.holderPath === new URL(productionUrl(w.webhookId)).pathname)?.name ?? now.url;
-				registrations.push({ at: Date.now(), holds, members: parsed?.members.length ?? 0, secretChanged: now.secret !== last?.secret });
+				const holds =
+					workflows.find((w) => parsed?.holderPath === new URL(productionUrl(w.webhookId)).pathname)
+						?.name ?? now.url;
+				registrations.push({
+					at: Date.now(),
+					holds,
+					members: parsed?.members.length ?? 0,
+					secretChanged: now.secret !== last?.secret,
+				});
 				last = now;
 			}
 			await sleep(100);
@@ -295,7 +369,12 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 	// 503 until it has its new secret, not 401.
 	const answered401 = deliveries
 		.filter((d) => d.attempts.some((a) => a.status === 401))
-		.map((d) => ({ id: d.body.deliveryId, attempts: d.attempts.filter((a) => a.status === 401).map((a) => ({ at: a.start - started, secretStillRegistered: a.secretStillRegistered })) }));
+		.map((d) => ({
+			id: d.body.deliveryId,
+			attempts: d.attempts
+				.filter((a) => a.status === 401)
+				.map((a) => ({ at: a.start - started, secretStillRegistered: a.secretStillRegistered })),
+		}));
 	const accepted = deliveries.filter((d) => d.attempts.at(-1)?.status === 200);
 
 	// Each selected (workflow, delivery) pair is checked against the attempt the service got its
@@ -310,7 +389,8 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 	const problems: string[] = [];
 	for (const workflow of workflows) {
 		const runStarts = await runStartsOf(workflow);
-		const inTransition = (from: number, to: number) => workflow.transitions.some((t) => t.from <= to && from <= t.to);
+		const inTransition = (from: number, to: number) =>
+			workflow.transitions.some((t) => t.from <= to && from <= t.to);
 		for (const { body, attempts } of deliveries) {
 			const id = body.deliveryId as string;
 			const starts = runStarts.get(id) ?? [];
@@ -319,16 +399,28 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 			const { start, end } = acceptedAttempt;
 			if (count > 1) problems.push(`${workflow.name} ran ${id} ${count} times`);
 			if (!workflow.selects(body)) {
-				if (count !== 0) problems.push(`${workflow.name} ran ${id} (${body.type as string}) it does not select`);
+				if (count !== 0)
+					problems.push(`${workflow.name} ran ${id} (${body.type as string}) it does not select`);
 				continue;
 			}
 			checkable += 1;
 			if (inTransition(start, end)) {
 				duringTransitionPairs.push(`${workflow.name} ${id}`);
 			} else if (workflow.publishedAt(start) && workflow.publishedAt(end)) {
-				if (count !== 1) problems.push(`${workflow.name} ran ${id} ${count} times, published throughout`);
+				if (count !== 1)
+					problems.push(`${workflow.name} ran ${id} ${count} times, published throughout`);
 				else exact += 1;
-			} else if (count === 1 && attempts.slice(0, -1).some((a) => a.start <= starts[0] && starts[0] <= a.end && (workflow.publishedAt(starts[0]) || inTransition(starts[0], starts[0])))) {
+			} else if (
+				count === 1 &&
+				attempts
+					.slice(0, -1)
+					.some(
+						(a) =>
+							a.start <= starts[0] &&
+							starts[0] <= a.end &&
+							(workflow.publishedAt(starts[0]) || inTransition(starts[0], starts[0])),
+					)
+			) {
 				ranOnAnEarlierAttempt += 1;
 			} else if (count !== 0) {
 				problems.push(`${workflow.name} ran ${id} while unpublished`);
@@ -371,10 +463,24 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 			problems,
 			deliveries: deliveries
 				.filter((d) => ids.has(d.body.deliveryId as string))
-				.map((d) => ({ id: d.body.deliveryId, type: d.body.type, attempts: d.attempts.map((a) => ({ ...a, start: relative(a.start), end: relative(a.end) })) })),
+				.map((d) => ({
+					id: d.body.deliveryId,
+					type: d.body.type,
+					attempts: d.attempts.map((a) => ({
+						...a,
+						start: relative(a.start),
+						end: relative(a.end),
+					})),
+				})),
 			registrations: registrations.map((r) => ({ ...r, at: relative(r.at) })),
-			transitions: workflows.map((w) => ({ name: w.name, transitions: w.transitions.map((t) => [relative(t.from), relative(t.to)]) })),
-			paths: workflows.map((w) => ({ name: w.name, path: new URL(productionUrl(w.webhookId)).pathname })),
+			transitions: workflows.map((w) => ({
+				name: w.name,
+				transitions: w.transitions.map((t) => [relative(t.from), relative(t.to)]),
+			})),
+			paths: workflows.map((w) => ({
+				name: w.name,
+				path: new URL(productionUrl(w.webhookId)).pathname,
+			})),
 		});
 		report('shared-soak-n8n-log-tail', { log: readN8nLog().split('\n').slice(-400) });
 	}
@@ -391,14 +497,29 @@ test('forged, tampered and replayed hand-offs get 401 and run nothing; a hand-of
 	await settled();
 	const target = new URL(productionUrl(alert.webhookId));
 	const post = async (headers: Record<string, string>, body: string) => {
-		const response = await fetch(target, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+		const response = await fetch(target, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', ...headers },
+			body,
+		});
 		await response.arrayBuffer();
 		return response.status;
 	};
 	const forged = JSON.stringify(event('number.disconnected'));
-	expect(await post(signHandoff(deriveShareKey('not-the-api-key'), 'event', target.pathname, forged).headers, forged)).toBe(401);
+	expect(
+		await post(
+			signHandoff(deriveShareKey('not-the-api-key'), 'event', target.pathname, forged).headers,
+			forged,
+		),
+	).toBe(401);
 	expect(await post({ 'x-relay-share': 'v1', 'x-relay-op': 'event' }, forged)).toBe(401);
-	const stale = signHandoff(deriveShareKey(API_KEY), 'event', target.pathname, forged, Date.now() - 5 * 60_000);
+	const stale = signHandoff(
+		deriveShareKey(API_KEY),
+		'event',
+		target.pathname,
+		forged,
+		Date.now() - 5 * 60_000,
+	);
 	expect(await post(stale.headers, forged)).toBe(401);
 	const signed = signHandoff(deriveShareKey(API_KEY), 'event', target.pathname, forged);
 	const tampered = forged.replace('number.disconnected', 'number.reconnected');

@@ -16,7 +16,19 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { sample, sampleEventTypes } from '../fixtures/events';
-import { allExecutions, api, eventually, info, n8nMemoryMb, nodeItems, productionUrl, report, restartN8n, sim, triggerWorkflow } from '../support/e2e';
+import {
+	allExecutions,
+	api,
+	eventually,
+	info,
+	n8nMemoryMb,
+	nodeItems,
+	productionUrl,
+	report,
+	restartN8n,
+	sim,
+	triggerWorkflow,
+} from '../support/e2e';
 
 const WEBHOOK_ID = '5e1f2a3b-4c5d-4e6f-8a70-8192a3b4c5d6';
 const TOTAL = 5000;
@@ -34,9 +46,16 @@ afterAll(async () => {
 }, 360_000);
 
 test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good delivery`, async () => {
-	const { workflowId } = await triggerWorkflow({ name: 'e2e: soak', apiKey: 'sim-key-soak', webhookId: WEBHOOK_ID, events: ['*'], typeVersion: 3 });
+	const { workflowId } = await triggerWorkflow({
+		name: 'e2e: soak',
+		apiKey: 'sim-key-soak',
+		webhookId: WEBHOOK_ID,
+		events: ['*'],
+		typeVersion: 3,
+	});
 	await api('POST', `/workflows/${workflowId}/activate`);
-	const secret = ((await sim('GET', '/webhooks')) as Record<string, { secret: string }>).acct_soak.secret;
+	const secret = ((await sim('GET', '/webhooks')) as Record<string, { secret: string }>).acct_soak
+		.secret;
 	const url = productionUrl(WEBHOOK_ID);
 
 	const deliveries = Array.from({ length: TOTAL }, (_, i) => {
@@ -54,7 +73,10 @@ test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good
 				const delivery = deliveries[next++];
 				const response = await fetch(url, {
 					method: 'POST',
-					headers: { 'content-type': 'application/json', 'x-service-secret': delivery.good ? secret : `${secret.slice(0, -1)}x` },
+					headers: {
+						'content-type': 'application/json',
+						'x-service-secret': delivery.good ? secret : `${secret.slice(0, -1)}x`,
+					},
 					body: delivery.body,
 				});
 				await response.arrayBuffer();
@@ -74,7 +96,9 @@ test(`${TOTAL} deliveries, 10% with a bad secret: exactly one execution per good
 		return finished.length >= good.length ? finished : undefined;
 	}, 600_000);
 	const memoryEndMb = n8nMemoryMb();
-	const ids = executions.map((e) => (nodeItems(e, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId);
+	const ids = executions.map(
+		(e) => (nodeItems(e, 'Relay Trigger')[0]?.event as IDataObject | undefined)?.deliveryId,
+	);
 	expect(executions).toHaveLength(good.length);
 	expect(executions.every((e) => e.status === 'success')).toBe(true);
 	expect(new Set(ids).size).toBe(good.length);

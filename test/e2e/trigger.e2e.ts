@@ -2,7 +2,17 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample, sampleEventTypes, futureEvent } from '../fixtures/events';
-import { api, executions, finishedExecutions, nodeItems, registeredUrl, sim, simRequests, simulator, triggerWorkflow } from '../support/e2e';
+import {
+	api,
+	executions,
+	finishedExecutions,
+	nodeItems,
+	registeredUrl,
+	sim,
+	simRequests,
+	simulator,
+	triggerWorkflow,
+} from '../support/e2e';
 import { deliver } from '../support/deliver';
 
 const WEBHOOK_ID = '9a8b7c6d-1111-4222-8333-944455566677';
@@ -24,15 +34,21 @@ const deliverToAccount = (what: { type?: string; event?: unknown; secret?: strin
 	deliver(simulator, what.event, { account: 'acct_e2e', type: what.type, secret: what.secret });
 
 describe('a published trigger workflow in the real n8n', () => {
-	test('publishing sends PUT /v1/webhook with n8n\'s production webhook URL', async () => {
-		const puts = (await simRequests(publishedAt)).filter((r) => r.method === 'PUT' && r.account === 'acct_e2e');
+	test("publishing sends PUT /v1/webhook with n8n's production webhook URL", async () => {
+		const puts = (await simRequests(publishedAt)).filter(
+			(r) => r.method === 'PUT' && r.account === 'acct_e2e',
+		);
 		expect(puts.map((r) => r.body)).toEqual([{ url: registeredUrl(WEBHOOK_ID) }]);
 	});
 
 	test('each of the 16 sample events, delivered with the secret, gives one successful execution carrying it', async () => {
 		for (const type of sampleEventTypes) {
 			const result = await deliverToAccount({ type });
-			expect({ type, status: result.status, body: result.body }).toEqual({ type, status: 200, body: '{"received":true}' });
+			expect({ type, status: result.status, body: result.body }).toEqual({
+				type,
+				status: 200,
+				body: '{"received":true}',
+			});
 		}
 		const runs = await finishedExecutions(workflowId, 16);
 		expect(runs).toHaveLength(16);
@@ -46,11 +62,16 @@ describe('a published trigger workflow in the real n8n', () => {
 
 	test('a wrong and a missing secret get 401 and no execution; an unselected event 200 and none', async () => {
 		const before = (await executions(workflowId)).length;
-		expect((await deliverToAccount({ type: 'message.received', secret: 'whsec_wrong' })).status).toBe(401);
+		expect(
+			(await deliverToAccount({ type: 'message.received', secret: 'whsec_wrong' })).status,
+		).toBe(401);
 		expect((await deliverToAccount({ type: 'message.received', secret: null })).status).toBe(401);
 		const unselected = await deliverToAccount({ event: futureEvent });
 		expect(unselected.status).toBe(200);
-		expect(JSON.parse(unselected.body)).toEqual({ received: true, ignored: 'event type not selected' });
+		expect(JSON.parse(unselected.body)).toEqual({
+			received: true,
+			ignored: 'event type not selected',
+		});
 		await sleep(1500);
 		expect((await executions(workflowId)).length).toBe(before);
 	});
@@ -58,7 +79,9 @@ describe('a published trigger workflow in the real n8n', () => {
 	test('unpublishing sends DELETE /v1/webhook', async () => {
 		const since = Date.now();
 		await api('POST', `/workflows/${workflowId}/deactivate`);
-		const deletes = (await simRequests(since)).filter((r) => r.method === 'DELETE' && r.account === 'acct_e2e');
+		const deletes = (await simRequests(since)).filter(
+			(r) => r.method === 'DELETE' && r.account === 'acct_e2e',
+		);
 		expect(deletes).toHaveLength(1);
 		const state = await sim('GET', '/state');
 		expect((state.webhooks as IDataObject).acct_e2e).toBeNull();
@@ -81,7 +104,9 @@ describe('node version 2 (the default for new nodes): n8n evaluates no expressio
 	afterAll(async () => await api('POST', `/workflows/${v2WorkflowId}/deactivate`));
 
 	test('JSON, text/plain JSON and a body without Content-Type run; a form or XML gets 415 and runs nothing', async () => {
-		const webhook = ((await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string }>).acct_v2;
+		const webhook = (
+			(await sim('GET', '/webhooks')) as Record<string, { url: string; secret: string }>
+		).acct_v2;
 		const event = (id: string) => {
 			const body = sample('message.received') as unknown as IDataObject;
 			(body.message as IDataObject).id = id;
@@ -90,24 +115,42 @@ describe('node version 2 (the default for new nodes): n8n evaluates no expressio
 		const post = async (contentType: string | undefined, body: string) => {
 			const response = await fetch(webhook.url, {
 				method: 'POST',
-				headers: { 'x-service-secret': webhook.secret, ...(contentType ? { 'content-type': contentType } : {}) },
+				headers: {
+					'x-service-secret': webhook.secret,
+					...(contentType ? { 'content-type': contentType } : {}),
+				},
 				// Bytes, so fetch adds no Content-Type of its own.
 				body: new TextEncoder().encode(body),
 			});
 			return { status: response.status, body: await response.text() };
 		};
-		expect(await post('application/json', event('v2-json'))).toEqual({ status: 200, body: '{"received":true}' });
-		expect(await post('text/plain', event('v2-text'))).toEqual({ status: 200, body: '{"received":true}' });
-		expect(await post(undefined, event('v2-none'))).toEqual({ status: 200, body: '{"received":true}' });
+		expect(await post('application/json', event('v2-json'))).toEqual({
+			status: 200,
+			body: '{"received":true}',
+		});
+		expect(await post('text/plain', event('v2-text'))).toEqual({
+			status: 200,
+			body: '{"received":true}',
+		});
+		expect(await post(undefined, event('v2-none'))).toEqual({
+			status: 200,
+			body: '{"received":true}',
+		});
 		const form = await post('application/x-www-form-urlencoded', 'type=message.received');
 		expect(form.status).toBe(415);
-		expect(JSON.parse(form.body).error).toContain('expects a JSON event (send Content-Type: application/json)');
+		expect(JSON.parse(form.body).error).toContain(
+			'expects a JSON event (send Content-Type: application/json)',
+		);
 		expect((await post('application/xml', '<event type="message.received"/>')).status).toBe(415);
 		expect((await post(undefined, '{"type": "message.received",')).status).toBe(400);
 
 		const runs = await finishedExecutions(v2WorkflowId, 3);
 		await sleep(1000);
 		expect(await executions(v2WorkflowId)).toHaveLength(3);
-		expect(runs.map((e) => nodeItems(e, 'Relay Trigger')[0].messageId).sort()).toEqual(['v2-json', 'v2-none', 'v2-text']);
+		expect(runs.map((e) => nodeItems(e, 'Relay Trigger')[0].messageId).sort()).toEqual([
+			'v2-json',
+			'v2-none',
+			'v2-text',
+		]);
 	});
 });

@@ -12,8 +12,16 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-
-import { api, eventually, finishedExecutions, nodeItems, relayCredential, sim, simRequests, registeredUrl } from '../support/e2e';
+import {
+	api,
+	eventually,
+	finishedExecutions,
+	nodeItems,
+	relayCredential,
+	sim,
+	simRequests,
+	registeredUrl,
+} from '../support/e2e';
 import { exampleForSimulator, SIMULATOR_CHOICES } from '../support/examples';
 
 const { fromNumber, operatorPhone } = SIMULATOR_CHOICES;
@@ -32,15 +40,19 @@ interface SimMessage {
 	to: string;
 	text: string;
 }
-const messages = async () => ((await sim('GET', '/state')).messages as unknown as SimMessage[]) ?? [];
+const messages = async () =>
+	((await sim('GET', '/state')).messages as unknown as SimMessage[]) ?? [];
 /** The alerts this account sent the operator after the first `before` messages of the simulator. */
-const alertsSince = async (before: number) => (await messages()).slice(before).filter((m) => m.account === ACCOUNT);
-const webhookOf = async () => ((await sim('GET', '/webhooks')) as Record<string, { url: string } | null>)[ACCOUNT];
+const alertsSince = async (before: number) =>
+	(await messages()).slice(before).filter((m) => m.account === ACCOUNT);
+const webhookOf = async () =>
+	((await sim('GET', '/webhooks')) as Record<string, { url: string } | null>)[ACCOUNT];
 
 /** Resolves once the Watch workflow has polled (GET /v1/numbers on acct_watch) after `since`. */
 const nextPoll = async (since: number) =>
 	await eventually(
-		async () => (await simRequests(since)).find((r) => r.account === ACCOUNT && r.path === '/v1/numbers'),
+		async () =>
+			(await simRequests(since)).find((r) => r.account === ACCOUNT && r.path === '/v1/numbers'),
 		POLL_WAIT_MS,
 	);
 
@@ -74,10 +86,20 @@ beforeAll(async () => {
 		...node,
 		credentials: { messagingRelayApi: credential },
 		...(node.type === 'n8n-nodes-messaging-relay.messagingRelayWatch'
-			? { parameters: { ...(node.parameters as IDataObject), pollTimes: { item: [{ mode: 'everyMinute' }] } } }
+			? {
+					parameters: {
+						...(node.parameters as IDataObject),
+						pollTimes: { item: [{ mode: 'everyMinute' }] },
+					},
+				}
 			: {}),
 	}));
-	const watch = await api('POST', '/workflows', { name: 'e2e: watch', nodes, connections: example.connections, settings: example.settings });
+	const watch = await api('POST', '/workflows', {
+		name: 'e2e: watch',
+		nodes,
+		connections: example.connections,
+		settings: example.settings,
+	});
 	watchWorkflowId = watch.id as string;
 	// Publishing runs the first poll: it records the state (num_old already needs relinking,
 	// num_sales' phone is offline since days) and emits nothing.
@@ -110,13 +132,19 @@ test('a number marked CREDENTIALS: one execution, one item, and the operator get
 	expect(alert!.text).toBe(
 		'Number "Support line" (+4915112345678) needs relinking: its status changed from CONNECTED to CREDENTIALS. Pair the phone again in the Messaging Relay dashboard; until then it sends and receives nothing.',
 	);
-	expect((await simRequests(since)).filter((r) => r.account === ACCOUNT && r.path === '/v1/numbers').length).toBeGreaterThanOrEqual(1);
+	expect(
+		(await simRequests(since)).filter((r) => r.account === ACCOUNT && r.path === '/v1/numbers')
+			.length,
+	).toBeGreaterThanOrEqual(1);
 }, 150_000);
 
 test('the webhook pointed elsewhere: an alert, and the trigger does not take it back', async () => {
 	const since = Date.now();
 	const sentBefore = (await messages()).length;
-	await sim('POST', '/webhooks/point', { account: ACCOUNT, url: 'https://crm.example.com/relay-hook' });
+	await sim('POST', '/webhooks/point', {
+		account: ACCOUNT,
+		url: 'https://crm.example.com/relay-hook',
+	});
 	const runs = await finishedExecutions(watchWorkflowId, 2, POLL_WAIT_MS);
 	expect(runs).toHaveLength(2);
 	expect(runs[0].status).toBe('success');
@@ -129,15 +157,23 @@ test('the webhook pointed elsewhere: an alert, and the trigger does not take it 
 			after: { state: 'elsewhere', url: 'https://crm.example.com/relay-hook' },
 		}),
 	]);
-	expect(items[0].message).toMatch(/^The account's webhook now points at https:\/\/crm.example.com\/relay-hook, not at this n8n/);
+	expect(items[0].message).toMatch(
+		/^The account's webhook now points at https:\/\/crm.example.com\/relay-hook, not at this n8n/,
+	);
 	// The operator got exactly that sentence, once, from the alert number.
 	const alerts = await eventually(async () => {
 		const sent = await alertsSince(sentBefore);
 		return sent.length > 0 ? sent : undefined;
 	});
-	expect(alerts).toEqual([{ account: ACCOUNT, channelId: fromNumber, to: operatorPhone, text: items[0].message }].map((m) => expect.objectContaining(m)));
+	expect(alerts).toEqual(
+		[{ account: ACCOUNT, channelId: fromNumber, to: operatorPhone, text: items[0].message }].map(
+			(m) => expect.objectContaining(m),
+		),
+	);
 	expect((await webhookOf())?.url).toBe('https://crm.example.com/relay-hook');
-	const calls = (await simRequests(since)).filter((r) => r.account === ACCOUNT && r.path === '/v1/webhook');
+	const calls = (await simRequests(since)).filter(
+		(r) => r.account === ACCOUNT && r.path === '/v1/webhook',
+	);
 	// The trigger looked (every 5 s) and left it alone.
 	expect(calls.filter((r) => r.method === 'GET').length).toBeGreaterThan(2);
 	expect(calls.filter((r) => r.method !== 'GET')).toEqual([]);

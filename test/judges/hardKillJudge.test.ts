@@ -1,6 +1,13 @@
 import type { DeliveryAttempt } from '../fixtures/retrying-sender';
 import { readText } from '../support/repo';
-import { BALANCER_GRACE_MS, CUT_JOB_FAILED_WITHIN_MS, cutAttempts, judgeHardKill, type Kill, type KillRun } from '../support/judges/hardKillJudge';
+import {
+	BALANCER_GRACE_MS,
+	CUT_JOB_FAILED_WITHIN_MS,
+	cutAttempts,
+	judgeHardKill,
+	type Kill,
+	type KillRun,
+} from '../support/judges/hardKillJudge';
 import { STALLED_JOB, type StoredOutcome } from '../support/judges/workerShutdownRace';
 
 /**
@@ -15,37 +22,62 @@ const run = JSON.parse(readText('test', 'judges', 'fixtures', 'hard-kill-2026-11
 	outcomes: Record<string, StoredOutcome>;
 };
 const killedLife = readText('test', 'judges', 'fixtures', 'hard-kill-worker1-killed-life.log');
-const kills: Kill[] = run.kills.map((k) => ({ ...k, killedLife: k.process === 'worker1' ? killedLife : '' }));
+const kills: Kill[] = run.kills.map((k) => ({
+	...k,
+	killedLife: k.process === 'worker1' ? killedLife : '',
+}));
 const [webhookKill, workerKill] = kills;
 const runs: KillRun[] = run.runs.map(({ workflow, ...r }) => ({ ...r, workflowId: workflow }));
-const input = { runs, outcomes: run.outcomes, deliveries: run.failedDeliveries, kills, workerLogs: [killedLife] };
-const ok = (a: Partial<DeliveryAttempt> & { at: number }): DeliveryAttempt => ({ outcome: 'status', status: 200, ms: 800, ...a });
+const input = {
+	runs,
+	outcomes: run.outcomes,
+	deliveries: run.failedDeliveries,
+	kills,
+	workerLogs: [killedLife],
+};
+const ok = (a: Partial<DeliveryAttempt> & { at: number }): DeliveryAttempt => ({
+	outcome: 'status',
+	status: 200,
+	ms: 800,
+	...a,
+});
 
-describe('the SIGKILL test\'s rules on its run of 2026-11-25', () => {
-	test('every run that did not succeed was cut by worker1\'s kill; every double run follows attempts cut by a kill; failures only around the kills', () => {
+describe("the SIGKILL test's rules on its run of 2026-11-25", () => {
+	test("every run that did not succeed was cut by worker1's kill; every double run follows attempts cut by a kill; failures only around the kills", () => {
 		expect(judgeHardKill(input)).toEqual({
 			unexplainedRuns: [],
 			extraRunsUnexplained: [],
 			failuresNotAtAKill: [],
 			failuresAfterBack: [
 				// The last 503 came 3.2 s before the webhook process was ready again.
-				{ process: 'webhook', lastFailureSentAfterBackMs: -3250, lastFailureSeenAfterBackMs: -3247, boundSentAfterBackMs: BALANCER_GRACE_MS },
+				{
+					process: 'webhook',
+					lastFailureSentAfterBackMs: -3250,
+					lastFailureSeenAfterBackMs: -3247,
+					boundSentAfterBackMs: BALANCER_GRACE_MS,
+				},
 				// Two attempts in flight at worker1's kill timed out 7.6 s after it was back (28.4 s after the kill).
 				{
 					process: 'worker1',
 					lastFailureSentAfterBackMs: -22_367,
 					lastFailureSeenAfterBackMs: 7637,
-					boundSentAfterBackMs: workerKill.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS - workerKill.backAt,
+					boundSentAfterBackMs:
+						workerKill.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS - workerKill.backAt,
 				},
 			],
 		});
 	});
 
-	test('qd-7000031 ran three times in the logger: one dropped attempt at the webhook\'s kill, one timed out across worker1\'s', () => {
+	test("qd-7000031 ran three times in the logger: one dropped attempt at the webhook's kill, one timed out across worker1's", () => {
 		const attempts = run.failedDeliveries.find((d) => d.id === 'qd-7000031')!.attempts;
 		expect(cutAttempts(attempts, kills).map((a) => a.outcome)).toEqual(['dropped', 'timeout']);
 		// The balancer's 503s while the webhook process was down reached no run: they explain none.
-		expect(cutAttempts(attempts.filter((a) => a.status === 503), kills)).toEqual([]);
+		expect(
+			cutAttempts(
+				attempts.filter((a) => a.status === 503),
+				kills,
+			),
+		).toEqual([]);
 	});
 });
 
@@ -55,39 +87,133 @@ describe('each rule bites', () => {
 		const at = workerKill.backAt + 10_000;
 		const verdict = judgeHardKill({
 			...input,
-			runs: [...runs, { id: '120', workflowId: 'logger', deliveryId: 'qd-7000040', status: 'error', startedAt: at }, { id: '121', workflowId: 'logger', deliveryId: 'qd-7000040', status: 'success', startedAt: at + 2_000 }],
-			outcomes: { ...run.outcomes, '120': { error: { message: 'Something failed', node: 'Wait', name: 'NodeOperationError', stack: null }, ranNodes: ['Relay Trigger', 'Wait'] } },
-			deliveries: [...run.failedDeliveries, { id: 'qd-7000040', attempts: [ok({ at, status: 500, ms: 1_200 }), ok({ at: at + 1_400 })] }],
+			runs: [
+				...runs,
+				{
+					id: '120',
+					workflowId: 'logger',
+					deliveryId: 'qd-7000040',
+					status: 'error',
+					startedAt: at,
+				},
+				{
+					id: '121',
+					workflowId: 'logger',
+					deliveryId: 'qd-7000040',
+					status: 'success',
+					startedAt: at + 2_000,
+				},
+			],
+			outcomes: {
+				...run.outcomes,
+				'120': {
+					error: {
+						message: 'Something failed',
+						node: 'Wait',
+						name: 'NodeOperationError',
+						stack: null,
+					},
+					ranNodes: ['Relay Trigger', 'Wait'],
+				},
+			},
+			deliveries: [
+				...run.failedDeliveries,
+				{
+					id: 'qd-7000040',
+					attempts: [ok({ at, status: 500, ms: 1_200 }), ok({ at: at + 1_400 })],
+				},
+			],
 		});
-		expect(verdict.unexplainedRuns).toEqual([{ id: '120', workflowId: 'logger', deliveryId: 'qd-7000040', status: 'error', why: 'the node "Wait" failed: Something failed' }]);
-		expect(verdict.extraRunsUnexplained).toEqual([{ workflowId: 'logger', deliveryId: 'qd-7000040', runs: 2, cutAttempts: 0 }]);
+		expect(verdict.unexplainedRuns).toEqual([
+			{
+				id: '120',
+				workflowId: 'logger',
+				deliveryId: 'qd-7000040',
+				status: 'error',
+				why: 'the node "Wait" failed: Something failed',
+			},
+		]);
+		expect(verdict.extraRunsUnexplained).toEqual([
+			{ workflowId: 'logger', deliveryId: 'qd-7000040', runs: 2, cutAttempts: 0 },
+		]);
 		expect(verdict.failuresNotAtAKill).toHaveLength(1);
 	});
 
-	test('a second run after a trigger\'s own 503 (not across a kill) is not a redelivery', () => {
+	test("a second run after a trigger's own 503 (not across a kill) is not a redelivery", () => {
 		const at = workerKill.backAt + 20_000;
 		const verdict = judgeHardKill({
 			...input,
-			runs: [...runs, { id: '130', workflowId: 'reply', deliveryId: 'qd-7000050', status: 'success', startedAt: at }, { id: '131', workflowId: 'reply', deliveryId: 'qd-7000050', status: 'success', startedAt: at + 5_000 }],
-			deliveries: [...run.failedDeliveries, { id: 'qd-7000050', attempts: [ok({ at, status: 503, ms: 20 }), ok({ at: at + 5_000 })] }],
+			runs: [
+				...runs,
+				{
+					id: '130',
+					workflowId: 'reply',
+					deliveryId: 'qd-7000050',
+					status: 'success',
+					startedAt: at,
+				},
+				{
+					id: '131',
+					workflowId: 'reply',
+					deliveryId: 'qd-7000050',
+					status: 'success',
+					startedAt: at + 5_000,
+				},
+			],
+			deliveries: [
+				...run.failedDeliveries,
+				{ id: 'qd-7000050', attempts: [ok({ at, status: 503, ms: 20 }), ok({ at: at + 5_000 })] },
+			],
 		});
-		expect(verdict.extraRunsUnexplained).toEqual([{ workflowId: 'reply', deliveryId: 'qd-7000050', runs: 2, cutAttempts: 0 }]);
+		expect(verdict.extraRunsUnexplained).toEqual([
+			{ workflowId: 'reply', deliveryId: 'qd-7000050', runs: 2, cutAttempts: 0 },
+		]);
 		expect(verdict.failuresNotAtAKill.map((f) => f.deliveryId)).toEqual(['qd-7000050']);
 	});
 
 	test('one cut attempt explains one extra run, not two', () => {
-		const more = runs.filter((r) => r.deliveryId === 'qd-7000030' && r.workflowId === 'reply').map((r) => ({ ...r, id: `${r.id}-again` }));
-		expect(judgeHardKill({ ...input, runs: [...runs, ...more] }).extraRunsUnexplained).toEqual([{ workflowId: 'reply', deliveryId: 'qd-7000030', runs: 4, cutAttempts: 1 }]);
+		const more = runs
+			.filter((r) => r.deliveryId === 'qd-7000030' && r.workflowId === 'reply')
+			.map((r) => ({ ...r, id: `${r.id}-again` }));
+		expect(judgeHardKill({ ...input, runs: [...runs, ...more] }).extraRunsUnexplained).toEqual([
+			{ workflowId: 'reply', deliveryId: 'qd-7000030', runs: 4, cutAttempts: 1 },
+		]);
 	});
 
 	test('a crashed run is explained only when the killed worker had started it before the kill and nobody finished it', () => {
-		const why = (change: Partial<Parameters<typeof judgeHardKill>[0]>) => judgeHardKill({ ...input, ...change }).unexplainedRuns.map((r) => [r.id, r.why]);
+		const why = (change: Partial<Parameters<typeof judgeHardKill>[0]>) =>
+			judgeHardKill({ ...input, ...change }).unexplainedRuns.map((r) => [r.id, r.why]);
 		const crashedRun = runs.find((r) => r.id === '52')!;
-		expect(why({ runs: runs.map((r) => (r === crashedRun ? { ...r, startedAt: workerKill.killedAt + 1 } : r)) })).toEqual([['52', 'it started after the kill of worker1']]);
-		expect(why({ kills: [webhookKill, { ...workerKill, killedLife: killedLife.replace('Worker started execution 52 (job 52)\n', '') }] })).toEqual([['52', 'no killed worker had started it']]);
-		expect(why({ workerLogs: [killedLife, 'Worker finished execution 52 (job 52)\n'] })).toEqual([['52', 'a worker finished it']]);
+		expect(
+			why({
+				runs: runs.map((r) =>
+					r === crashedRun ? { ...r, startedAt: workerKill.killedAt + 1 } : r,
+				),
+			}),
+		).toEqual([['52', 'it started after the kill of worker1']]);
+		expect(
+			why({
+				kills: [
+					webhookKill,
+					{
+						...workerKill,
+						killedLife: killedLife.replace('Worker started execution 52 (job 52)\n', ''),
+					},
+				],
+			}),
+		).toEqual([['52', 'no killed worker had started it']]);
+		expect(why({ workerLogs: [killedLife, 'Worker finished execution 52 (job 52)\n'] })).toEqual([
+			['52', 'a worker finished it'],
+		]);
 		// Only a worker's kill cuts a run: the webhook process's kill runs nothing.
-		expect(why({ kills: [{ ...webhookKill, killedLife }, { ...workerKill, process: 'webhook2', killedLife: '' }] })).toEqual([
+		expect(
+			why({
+				kills: [
+					{ ...webhookKill, killedLife },
+					{ ...workerKill, process: 'webhook2', killedLife: '' },
+				],
+			}),
+		).toEqual([
 			['52', 'no killed worker had started it'],
 			['54', 'no killed worker had started it'],
 		]);
@@ -95,51 +221,126 @@ describe('each rule bites', () => {
 
 	test('a cut run ends as n8n ends one, never with another error', () => {
 		const why = (id: string, status: string, outcome: StoredOutcome) =>
-			judgeHardKill({ ...input, runs: runs.map((r) => (r.id === id ? { ...r, status } : r)), outcomes: { ...run.outcomes, [id]: outcome } }).unexplainedRuns.map((r) => r.why);
-		const stalled: StoredOutcome = { error: { message: STALLED_JOB, node: null, name: null, stack: null }, ranNodes: [] };
+			judgeHardKill({
+				...input,
+				runs: runs.map((r) => (r.id === id ? { ...r, status } : r)),
+				outcomes: { ...run.outcomes, [id]: outcome },
+			}).unexplainedRuns.map((r) => r.why);
+		const stalled: StoredOutcome = {
+			error: { message: STALLED_JOB, node: null, name: null, stack: null },
+			ranNodes: [],
+		};
 		expect(why('54', 'error', stalled)).toEqual([]);
-		expect(why('54', 'error', { ...stalled, error: { ...stalled.error!, message: 'Cannot use a pool after calling end on the pool' } })).toEqual(['failed with Cannot use a pool after calling end on the pool']);
-		expect(why('52', 'crashed', { error: { message: 'Out of memory', node: null, name: 'Error', stack: null }, ranNodes: [] })).toEqual(['crashed with Out of memory']);
+		expect(
+			why('54', 'error', {
+				...stalled,
+				error: { ...stalled.error!, message: 'Cannot use a pool after calling end on the pool' },
+			}),
+		).toEqual(['failed with Cannot use a pool after calling end on the pool']);
+		expect(
+			why('52', 'crashed', {
+				error: { message: 'Out of memory', node: null, name: 'Error', stack: null },
+				ranNodes: [],
+			}),
+		).toEqual(['crashed with Out of memory']);
 		expect(why('54', 'running', stalled)).toEqual([`running with ${STALLED_JOB}`]);
 		expect(why('54', 'canceled', { error: null, ranNodes: [] })).toEqual(['status canceled']);
 	});
 
-	test('a job a worker was killed with before it logged starting it: explained only by n8n\'s stalled-job error, created before a worker\'s kill, started by no worker', () => {
-		const stalled: StoredOutcome = { error: { message: STALLED_JOB, node: null, name: null, stack: null }, ranNodes: [] };
-		const unlogged: KillRun = { id: '3224', workflowId: 'reply', deliveryId: 'qd-7000061', status: 'error', startedAt: null, createdAt: workerKill.killedAt - 19 };
+	test("a job a worker was killed with before it logged starting it: explained only by n8n's stalled-job error, created before a worker's kill, started by no worker", () => {
+		const stalled: StoredOutcome = {
+			error: { message: STALLED_JOB, node: null, name: null, stack: null },
+			ranNodes: [],
+		};
+		const unlogged: KillRun = {
+			id: '3224',
+			workflowId: 'reply',
+			deliveryId: 'qd-7000061',
+			status: 'error',
+			startedAt: null,
+			createdAt: workerKill.killedAt - 19,
+		};
 		const why = (r: KillRun, outcome: StoredOutcome, logs: string[] = [killedLife]) =>
-			judgeHardKill({ ...input, runs: [...runs, r], outcomes: { ...run.outcomes, [r.id]: outcome }, workerLogs: logs }).unexplainedRuns.map((u) => [u.id, u.why]);
+			judgeHardKill({
+				...input,
+				runs: [...runs, r],
+				outcomes: { ...run.outcomes, [r.id]: outcome },
+				workerLogs: logs,
+			}).unexplainedRuns.map((u) => [u.id, u.why]);
 		expect(why(unlogged, stalled)).toEqual([]);
-		expect(why({ ...unlogged, createdAt: workerKill.killedAt + 1 }, stalled)).toEqual([['3224', 'no killed worker had started it']]);
-		expect(why({ ...unlogged, createdAt: null }, stalled)).toEqual([['3224', 'no killed worker had started it']]);
-		expect(why(unlogged, { ...stalled, error: { ...stalled.error!, message: 'Something else' } })).toEqual([['3224', 'no killed worker had started it']]);
-		expect(why(unlogged, stalled, [killedLife, 'Worker started execution 3224 (job 3224)\n'])).toEqual([['3224', 'no killed worker had started it']]);
+		expect(why({ ...unlogged, createdAt: workerKill.killedAt + 1 }, stalled)).toEqual([
+			['3224', 'no killed worker had started it'],
+		]);
+		expect(why({ ...unlogged, createdAt: null }, stalled)).toEqual([
+			['3224', 'no killed worker had started it'],
+		]);
+		expect(
+			why(unlogged, { ...stalled, error: { ...stalled.error!, message: 'Something else' } }),
+		).toEqual([['3224', 'no killed worker had started it']]);
+		expect(
+			why(unlogged, stalled, [killedLife, 'Worker started execution 3224 (job 3224)\n']),
+		).toEqual([['3224', 'no killed worker had started it']]);
 	});
 
 	test('a run left `new` is explained only when the killed webhook process created it before the kill and never queued it', () => {
 		const created = webhookKill.killedAt - 40;
-		const newRun: KillRun = { id: '70', workflowId: 'reply', deliveryId: 'qd-7000034', status: 'new', startedAt: null, createdAt: created };
+		const newRun: KillRun = {
+			id: '70',
+			workflowId: 'reply',
+			deliveryId: 'qd-7000034',
+			status: 'new',
+			startedAt: null,
+			createdAt: created,
+		};
 		const judged = (r: KillRun, change: Partial<Parameters<typeof judgeHardKill>[0]> = {}) =>
 			judgeHardKill({ ...input, runs: [...runs, r], ...change }).unexplainedRuns.map((x) => x.why);
 		const webhookLife = 'n8n ready on 127.0.0.1, port 5822\nEnqueued execution 69 (job 69)\n';
 		const withLife = { kills: [{ ...webhookKill, killedLife: webhookLife }, workerKill] };
 		expect(judged(newRun, withLife)).toEqual([]);
-		expect(judged({ ...newRun, createdAt: webhookKill.killedAt + 1 }, withLife)).toEqual(['new, and not created before a kill of the webhook process']);
-		expect(judged(newRun, { kills: [{ ...webhookKill, killedLife: `${webhookLife}Enqueued execution 70 (job 70)\n` }, workerKill] })).toEqual([
-			'new, but the killed webhook process had queued it',
+		expect(judged({ ...newRun, createdAt: webhookKill.killedAt + 1 }, withLife)).toEqual([
+			'new, and not created before a kill of the webhook process',
 		]);
-		expect(judged(newRun, { ...withLife, workerLogs: [killedLife, 'Worker started execution 70 (job 70)\n'] })).toEqual(['new, but a worker started it']);
+		expect(
+			judged(newRun, {
+				kills: [
+					{ ...webhookKill, killedLife: `${webhookLife}Enqueued execution 70 (job 70)\n` },
+					workerKill,
+				],
+			}),
+		).toEqual(['new, but the killed webhook process had queued it']);
+		expect(
+			judged(newRun, {
+				...withLife,
+				workerLogs: [killedLife, 'Worker started execution 70 (job 70)\n'],
+			}),
+		).toEqual(['new, but a worker started it']);
 	});
 
 	test('failures sent too long after n8n is back, or away from any kill, are reported', () => {
 		// A 503 sent 0.9 s after the webhook process was ready is the balancer's last check; one
 		// sent 1.1 s after is not (it had routed to it by then).
-		const judged = (a: DeliveryAttempt) => judgeHardKill({ ...input, deliveries: [...run.failedDeliveries, { id: 'qd-7000060', attempts: [a, ok({ at: a.at + 1_300 })] }] });
-		expect(judged(ok({ at: webhookKill.backAt + 900, status: 503, ms: 5 })).failuresNotAtAKill).toEqual([]);
-		expect(judged(ok({ at: webhookKill.backAt + 1_100, status: 503, ms: 5 })).failuresNotAtAKill.map((f) => f.deliveryId)).toEqual(['qd-7000060']);
+		const judged = (a: DeliveryAttempt) =>
+			judgeHardKill({
+				...input,
+				deliveries: [
+					...run.failedDeliveries,
+					{ id: 'qd-7000060', attempts: [a, ok({ at: a.at + 1_300 })] },
+				],
+			});
+		expect(
+			judged(ok({ at: webhookKill.backAt + 900, status: 503, ms: 5 })).failuresNotAtAKill,
+		).toEqual([]);
+		expect(
+			judged(ok({ at: webhookKill.backAt + 1_100, status: 503, ms: 5 })).failuresNotAtAKill.map(
+				(f) => f.deliveryId,
+			),
+		).toEqual(['qd-7000060']);
 		// A failure before any kill.
 		const early = ok({ at: webhookKill.killedAt - 5_000, status: 500, ms: 100 });
-		expect(judgeHardKill({ ...input, deliveries: [{ id: 'qd-7000062', attempts: [early] }] }).failuresNotAtAKill).toEqual([{ deliveryId: 'qd-7000062', attempt: early }]);
+		expect(
+			judgeHardKill({ ...input, deliveries: [{ id: 'qd-7000062', attempts: [early] }] })
+				.failuresNotAtAKill,
+		).toEqual([{ deliveryId: 'qd-7000062', attempt: early }]);
 	});
 
 	test('the trigger\'s 503 "still running" after a worker\'s kill counts only for a delivery whose attempt that kill cut, and only until bull has failed the job', () => {
@@ -148,9 +349,15 @@ describe('each rule bites', () => {
 		// ~5.5 s until 82 s after the kill (when bull failed the cut job), 57 s after worker1 was back.
 		const k = workerKill;
 		const cut = ok({ at: k.killedAt - 1_900, outcome: 'timeout', status: undefined, ms: 30_004 });
-		const stillRunning = [32_490, 38_434, 44_213, 49_464, 54_853, 60_209, 65_363, 70_952, 76_496, 81_888].map((after) => ok({ at: k.killedAt + after, status: 503, ms: 1_300 }));
+		const stillRunning = [
+			32_490, 38_434, 44_213, 49_464, 54_853, 60_209, 65_363, 70_952, 76_496, 81_888,
+		].map((after) => ok({ at: k.killedAt + after, status: 503, ms: 1_300 }));
 		const accepted = ok({ at: k.killedAt + 125_000 });
-		const judged = (attempts: DeliveryAttempt[]) => judgeHardKill({ ...input, deliveries: [...run.failedDeliveries, { id: 'qd-7000028', attempts }] });
+		const judged = (attempts: DeliveryAttempt[]) =>
+			judgeHardKill({
+				...input,
+				deliveries: [...run.failedDeliveries, { id: 'qd-7000028', attempts }],
+			});
 		const verdict = judged([cut, ...stillRunning, accepted]);
 		expect(verdict.failuresNotAtAKill).toEqual([]);
 		expect(verdict.failuresAfterBack[1]).toEqual({
@@ -160,18 +367,50 @@ describe('each rule bites', () => {
 			boundSentAfterBackMs: k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS - k.backAt,
 		});
 		// Without the cut attempt, the same 503s are not the kill's.
-		expect(judged([...stillRunning, accepted]).failuresNotAtAKill.filter((f) => f.deliveryId === 'qd-7000028')).toHaveLength(stillRunning.length);
+		expect(
+			judged([...stillRunning, accepted]).failuresNotAtAKill.filter(
+				(f) => f.deliveryId === 'qd-7000028',
+			),
+		).toHaveLength(stillRunning.length);
 		// A cut attempt of another delivery does not cover this one's.
-		const other = judgeHardKill({ ...input, deliveries: [...run.failedDeliveries, { id: 'qd-7000029', attempts: [cut, accepted] }, { id: 'qd-7000028', attempts: [...stillRunning, accepted] }] });
+		const other = judgeHardKill({
+			...input,
+			deliveries: [
+				...run.failedDeliveries,
+				{ id: 'qd-7000029', attempts: [cut, accepted] },
+				{ id: 'qd-7000028', attempts: [...stillRunning, accepted] },
+			],
+		});
 		expect(other.failuresNotAtAKill).toHaveLength(stillRunning.length);
 		// A later run of the test (2026-11-25 23:08) saw the last 503 sent 100.8 s after the kill
 		// (bull's stall check skipped a turn): within the bound.
-		expect(judged([cut, ok({ at: k.killedAt + 100_831, status: 503, ms: 1_361 }), accepted]).failuresNotAtAKill).toEqual([]);
+		expect(
+			judged([cut, ok({ at: k.killedAt + 100_831, status: 503, ms: 1_361 }), accepted])
+				.failuresNotAtAKill,
+		).toEqual([]);
 		// Past the time bull takes to fail the cut job (120 s + the balancer's 1 s): not the kill's.
-		const late = ok({ at: k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS + 1, status: 503, ms: 1_300 });
-		expect(judged([cut, late, accepted]).failuresNotAtAKill).toEqual([{ deliveryId: 'qd-7000028', attempt: late }]);
+		const late = ok({
+			at: k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS + 1,
+			status: 503,
+			ms: 1_300,
+		});
+		expect(judged([cut, late, accepted]).failuresNotAtAKill).toEqual([
+			{ deliveryId: 'qd-7000028', attempt: late },
+		]);
 		// Only a worker's kill holds a job: after the webhook process's kill the same 503s are not explained.
-		const afterWebhookKill = judgeHardKill({ ...input, kills: [webhookKill], deliveries: [{ id: 'qd-7000028', attempts: [{ ...cut, at: webhookKill.killedAt - 100 }, ...stillRunning.map((a) => ({ ...a, at: a.at - k.killedAt + webhookKill.backAt }))] }] });
+		const afterWebhookKill = judgeHardKill({
+			...input,
+			kills: [webhookKill],
+			deliveries: [
+				{
+					id: 'qd-7000028',
+					attempts: [
+						{ ...cut, at: webhookKill.killedAt - 100 },
+						...stillRunning.map((a) => ({ ...a, at: a.at - k.killedAt + webhookKill.backAt })),
+					],
+				},
+			],
+		});
 		expect(afterWebhookKill.failuresNotAtAKill).toHaveLength(stillRunning.length);
 	});
 });

@@ -5,14 +5,28 @@
  * exists to catch. Times are seconds from the start of the sending, as the soak reports them.
  */
 import type { DeliveryAttempt } from '../fixtures/retrying-sender';
-import { doubleRunVerdict, failuresSecondsAfterBack, killBeforeBootRun, killThatCut, type KillTime, type RunTimes } from '../support/judges/hardKillRules';
+import {
+	doubleRunVerdict,
+	failuresSecondsAfterBack,
+	killBeforeBootRun,
+	killThatCut,
+	type KillTime,
+	type RunTimes,
+} from '../support/judges/hardKillRules';
 
 const T0 = Date.parse('2026-11-26T01:44:00.000Z');
 const at = (seconds: number) => T0 + Math.round(seconds * 1000);
 const iso = (seconds: number) => new Date(at(seconds)).toISOString();
-const run = (id: string, status: string, from: number, to: number): RunTimes => ({ id, status, startedAt: iso(from), stoppedAt: iso(to) });
+const run = (id: string, status: string, from: number, to: number): RunTimes => ({
+	id,
+	status,
+	startedAt: iso(from),
+	stoppedAt: iso(to),
+});
 const attempt = (from: number, seconds: number, answer: number | 'dropped'): DeliveryAttempt =>
-	answer === 'dropped' ? { outcome: 'dropped', at: at(from), ms: seconds * 1000 } : { outcome: 'status', status: answer, at: at(from), ms: seconds * 1000 };
+	answer === 'dropped'
+		? { outcome: 'dropped', at: at(from), ms: seconds * 1000 }
+		: { outcome: 'status', status: answer, at: at(from), ms: seconds * 1000 };
 
 /** Killed at 15.0 s (back 22.9 s later) and at 42.0 s (back 24.2 s later). */
 const kills: KillTime[] = [
@@ -20,13 +34,24 @@ const kills: KillTime[] = [
 	{ at: at(42.0), backAfterMs: 24_222 },
 ];
 /** Delivery hard-kill-27's attempts in that run (abridged: the 503s while n8n was down). */
-const attempts27 = [attempt(13.07, 2.16, 'dropped'), attempt(15.431, 3.02, 503), attempt(36.536, 0.006, 503), attempt(40.543, 1.727, 502), attempt(66.292, 0.002, 503), attempt(70.296, 3.376, 200)];
+const attempts27 = [
+	attempt(13.07, 2.16, 'dropped'),
+	attempt(15.431, 3.02, 503),
+	attempt(36.536, 0.006, 503),
+	attempt(40.543, 1.727, 502),
+	attempt(66.292, 0.002, 503),
+	attempt(70.296, 3.376, 200),
+];
 /** The member's two runs of it: the first ended 0.76 s before the first kill, whose cut attempt lost its answer. */
 const memberRuns = [run('45', 'success', 13.232, 14.242), run('55', 'success', 71.508, 72.621)];
 
 describe('rule 2: an event run to success again is excused only by a kill that cut the attempt that carried the earlier run', () => {
 	test('the real timeline is explained, with how long before the kill the first run ended', () => {
-		expect(doubleRunVerdict(memberRuns, attempts27, kills)).toEqual({ why: null, endedBeforeKillSeconds: [0.759], startedAtBoot: [] });
+		expect(doubleRunVerdict(memberRuns, attempts27, kills)).toEqual({
+			why: null,
+			endedBeforeKillSeconds: [0.759],
+			startedAtBoot: [],
+		});
 		// In whatever order n8n lists them.
 		expect(doubleRunVerdict([...memberRuns].reverse(), attempts27, kills).why).toBeNull();
 	});
@@ -34,28 +59,52 @@ describe('rule 2: an event run to success again is excused only by a kill that c
 	test('the attempt in flight at the kill must have lost its answer, and must have carried the run', () => {
 		// The attempt in flight at the kill got its 200: the service had its answer.
 		const answered = [attempt(13.07, 2.16, 200), ...attempts27.slice(1)];
-		expect(doubleRunVerdict(memberRuns, answered, kills).why).toMatch(/^its run 45 \(ended .*\) was carried by no attempt that a later kill cut$/);
+		expect(doubleRunVerdict(memberRuns, answered, kills).why).toMatch(
+			/^its run 45 \(ended .*\) was carried by no attempt that a later kill cut$/,
+		);
 		// A trigger's own 503 that came back before the kill reached no run.
 		const earlier503 = [attempt(13.07, 1.0, 503), ...attempts27.slice(1)];
-		expect(doubleRunVerdict(memberRuns, earlier503, kills).why).toMatch(/was carried by no attempt that a later kill cut$/);
+		expect(doubleRunVerdict(memberRuns, earlier503, kills).why).toMatch(
+			/was carried by no attempt that a later kill cut$/,
+		);
 		// The cut attempt was sent after the run had started: another attempt carried that run.
 		const later = [attempt(13.5, 1.7, 'dropped'), ...attempts27.slice(1)];
-		expect(doubleRunVerdict(memberRuns, later, kills).why).toMatch(/was carried by no attempt that a later kill cut$/);
+		expect(doubleRunVerdict(memberRuns, later, kills).why).toMatch(
+			/was carried by no attempt that a later kill cut$/,
+		);
 		// A kill before the run ended did not cut its answer (it would have cut the run).
 		const endedAfterKill = [run('45', 'success', 14.0, 15.5), memberRuns[1]];
-		expect(doubleRunVerdict(endedAfterKill, [attempt(13.9, 1.5, 'dropped'), ...attempts27.slice(1)], kills).why).toMatch(/was carried by no attempt that a later kill cut$/);
+		expect(
+			doubleRunVerdict(
+				endedAfterKill,
+				[attempt(13.9, 1.5, 'dropped'), ...attempts27.slice(1)],
+				kills,
+			).why,
+		).toMatch(/was carried by no attempt that a later kill cut$/);
 	});
 
 	test('one cut attempt excuses one extra run, not two', () => {
-		const thrice = [run('45', 'success', 13.232, 14.242), run('46', 'success', 13.3, 14.5), memberRuns[1]];
-		expect(doubleRunVerdict(thrice, attempts27, kills).why).toMatch(/^its run 46 .*carried by no attempt that a later kill cut$/);
+		const thrice = [
+			run('45', 'success', 13.232, 14.242),
+			run('46', 'success', 13.3, 14.5),
+			memberRuns[1],
+		];
+		expect(doubleRunVerdict(thrice, attempts27, kills).why).toMatch(
+			/^its run 46 .*carried by no attempt that a later kill cut$/,
+		);
 		// With a second attempt cut at the same kill that carried the other run, both are excused.
 		const two = [...attempts27, attempt(13.25, 2.0, 'dropped')];
 		expect(doubleRunVerdict(thrice, two, kills).why).toBeNull();
 	});
 
 	test('two runs after the last kill are never excused', () => {
-		expect(doubleRunVerdict([run('60', 'success', 70.4, 71.4), run('61', 'success', 71.5, 72.5)], attempts27, kills).why).toMatch(/after the last kill$/);
+		expect(
+			doubleRunVerdict(
+				[run('60', 'success', 70.4, 71.4), run('61', 'success', 71.5, 72.5)],
+				attempts27,
+				kills,
+			).why,
+		).toMatch(/after the last kill$/);
 	});
 });
 
@@ -65,36 +114,67 @@ describe('rule 2: an event run to success again is excused only by a kill that c
  * at 63.97 s as it booted, with nobody to answer, and the service's next attempt ran it again. The report
  * kept no creation time then (it does now): 41.60 s is that attempt's arrival plus the holder's forward.
  */
-const attempts29 = [attempt(13.866, 1.387, 'dropped'), attempt(15.459, 0.024, 503), attempt(37.51, 0.012, 503), attempt(41.523, 0.721, 'dropped'), attempt(62.269, 0.001, 503), attempt(66.276, 1.836, 200)];
-const bootRun = (created: number, from: number, to: number): RunTimes => ({ ...run('2025', 'success', from, to), createdAt: iso(created) });
-const loggerRuns29 = [bootRun(41.6, 63.973, 65.096), { ...run('2029', 'success', 66.994, 68.085), createdAt: iso(66.99) }];
+const attempts29 = [
+	attempt(13.866, 1.387, 'dropped'),
+	attempt(15.459, 0.024, 503),
+	attempt(37.51, 0.012, 503),
+	attempt(41.523, 0.721, 'dropped'),
+	attempt(62.269, 0.001, 503),
+	attempt(66.276, 1.836, 200),
+];
+const bootRun = (created: number, from: number, to: number): RunTimes => ({
+	...run('2025', 'success', from, to),
+	createdAt: iso(created),
+});
+const loggerRuns29 = [
+	bootRun(41.6, 63.973, 65.096),
+	{ ...run('2029', 'success', 66.994, 68.085), createdAt: iso(66.99) },
+];
 
 describe("rule 2, n8n's own case: a request the kill cut after its execution was created is run by the next n8n as it boots", () => {
 	test('the real timeline is explained, and the run is named as started at boot', () => {
 		expect(killBeforeBootRun(loggerRuns29[0], kills)).toBe(kills[1]);
-		expect(doubleRunVerdict(loggerRuns29, attempts29, kills)).toEqual({ why: null, endedBeforeKillSeconds: [], startedAtBoot: ['2025'] });
+		expect(doubleRunVerdict(loggerRuns29, attempts29, kills)).toEqual({
+			why: null,
+			endedBeforeKillSeconds: [],
+			startedAtBoot: ['2025'],
+		});
 	});
 
 	test('without its creation time, the same timeline is not excused (what the soak saw in CI)', () => {
 		const noCreatedAt = loggerRuns29.map((r) => ({ ...r, createdAt: undefined }));
-		expect(doubleRunVerdict(noCreatedAt, attempts29, kills).why).toMatch(/^its run 2025 ended at .*, after the last kill$/);
+		expect(doubleRunVerdict(noCreatedAt, attempts29, kills).why).toMatch(
+			/^its run 2025 ended at .*, after the last kill$/,
+		);
 	});
 
 	test('an execution created after the kill, or started before it, is no boot run', () => {
 		expect(killBeforeBootRun(bootRun(64.0, 64.1, 65.096), kills)).toBeUndefined();
 		expect(killBeforeBootRun(bootRun(41.6, 41.7, 41.9), kills)).toBeUndefined();
-		expect(doubleRunVerdict([bootRun(64.0, 64.1, 65.096), loggerRuns29[1]], attempts29, kills).why).toMatch(/after the last kill$/);
+		expect(
+			doubleRunVerdict([bootRun(64.0, 64.1, 65.096), loggerRuns29[1]], attempts29, kills).why,
+		).toMatch(/after the last kill$/);
 	});
 
 	test('the boot run needs its own attempt, sent before the execution was created, that the same kill cut', () => {
 		// The attempt in flight at the kill got its answer.
 		const answered = attempts29.map((a) => (a.at === at(41.523) ? attempt(41.523, 0.721, 200) : a));
-		expect(doubleRunVerdict(loggerRuns29, answered, kills).why).toBe('its run 2025 (created before a kill, started by n8n after it) was carried by no attempt that kill cut');
+		expect(doubleRunVerdict(loggerRuns29, answered, kills).why).toBe(
+			'its run 2025 (created before a kill, started by n8n after it) was carried by no attempt that kill cut',
+		);
 		// The cut attempt was sent after the execution had been created: it did not carry it.
-		expect(doubleRunVerdict([bootRun(41.5, 63.973, 65.096), loggerRuns29[1]], attempts29, kills).why).toMatch(/was carried by no attempt that kill cut$/);
+		expect(
+			doubleRunVerdict([bootRun(41.5, 63.973, 65.096), loggerRuns29[1]], attempts29, kills).why,
+		).toMatch(/was carried by no attempt that kill cut$/);
 		// One cut attempt cannot excuse two boot runs.
-		const twoBootRuns = [bootRun(41.6, 63.973, 65.096), { ...bootRun(41.62, 63.98, 65.2), id: '2026' }, loggerRuns29[1]];
-		expect(doubleRunVerdict(twoBootRuns, attempts29, kills).why).toMatch(/^its run 202[56] \(created before a kill, started by n8n after it\) was carried by no attempt that kill cut$/);
+		const twoBootRuns = [
+			bootRun(41.6, 63.973, 65.096),
+			{ ...bootRun(41.62, 63.98, 65.2), id: '2026' },
+			loggerRuns29[1],
+		];
+		expect(doubleRunVerdict(twoBootRuns, attempts29, kills).why).toMatch(
+			/^its run 202[56] \(created before a kill, started by n8n after it\) was carried by no attempt that kill cut$/,
+		);
 	});
 });
 
@@ -105,7 +185,7 @@ describe('rule 1: a run that did not succeed was cut by a kill', () => {
 		expect(ages).toEqual([701]);
 	});
 
-	test('a node\'s error, a crash that started after the kill or long before it, is not a cut', () => {
+	test("a node's error, a crash that started after the kill or long before it, is not a cut", () => {
 		expect(killThatCut(run('51', 'error', 14.3, 14.9), kills)).toBeUndefined();
 		expect(killThatCut(run('52', 'crashed', 15.2, 15.3), kills)).toBeUndefined();
 		expect(killThatCut(run('53', 'crashed', 4.9, 5.0), kills)).toBeUndefined();
@@ -122,7 +202,11 @@ describe('rule 3: once n8n is back, the service stops seeing failures within 3 s
 	});
 
 	test('a failure after n8n was back is measured to its end, per kill', () => {
-		const late = [...attempts27, attempt(back[0] + 3.5, 0.5, 503), attempt(back[1] + 1, 0.2, 'dropped')];
+		const late = [
+			...attempts27,
+			attempt(back[0] + 3.5, 0.5, 503),
+			attempt(back[1] + 1, 0.2, 'dropped'),
+		];
 		const seconds = failuresSecondsAfterBack(late, kills);
 		expect(seconds[0]).toBeCloseTo(4.0, 3);
 		expect(seconds[1]).toBeCloseTo(1.2, 3);
@@ -131,6 +215,11 @@ describe('rule 3: once n8n is back, the service stops seeing failures within 3 s
 	});
 
 	test('a 2xx, or a failure that ended before n8n was back, does not count', () => {
-		expect(failuresSecondsAfterBack([attempt(back[0] + 5, 1, 200), attempt(back[0] - 2, 1.5, 503)], kills)).toEqual([0, 0]);
+		expect(
+			failuresSecondsAfterBack(
+				[attempt(back[0] + 5, 1, 200), attempt(back[0] - 2, 1.5, 503)],
+				kills,
+			),
+		).toEqual([0, 0]);
 	});
 });

@@ -1,5 +1,15 @@
 import { parseActiveJobs } from '../support/judges/activeJobs';
-import { CLOSED_DATABASE, failedWhileStopping, finishedButNotSaved, judgeFailedRuns, neverStartedByAStoppedWorker, STALLED_JOB, storedOutcome, unflatten, type StopWindow } from '../support/judges/workerShutdownRace';
+import {
+	CLOSED_DATABASE,
+	failedWhileStopping,
+	finishedButNotSaved,
+	judgeFailedRuns,
+	neverStartedByAStoppedWorker,
+	STALLED_JOB,
+	storedOutcome,
+	unflatten,
+	type StopWindow,
+} from '../support/judges/workerShutdownRace';
 import { readText } from '../support/repo';
 
 /**
@@ -16,8 +26,12 @@ import { readText } from '../support/repo';
  * was not kept.
  */
 const ciLog = readText('test', 'judges', 'fixtures', 'worker-stopped-under-load.log');
-const jobFailure = storedOutcome(readText('test', 'judges', 'fixtures', 'stored-data-job-failed-while-worker-stopped.json'));
-const nodeFailure = storedOutcome(readText('test', 'judges', 'fixtures', 'stored-data-node-failed.json'));
+const jobFailure = storedOutcome(
+	readText('test', 'judges', 'fixtures', 'stored-data-job-failed-while-worker-stopped.json'),
+);
+const nodeFailure = storedOutcome(
+	readText('test', 'judges', 'fixtures', 'stored-data-node-failed.json'),
+);
 const AUTO_REPLY = 'wf-auto-reply';
 const ALERT = 'wf-alert';
 /** The CI run as the suite sees it: execution 1035 of the auto-reply, created for delivery qd-1201, which has no run. */
@@ -26,7 +40,10 @@ const ciRun = {
 		{ id: '1033', workflowId: ALERT, status: 'success' },
 		{ id: '1035', workflowId: AUTO_REPLY, status: 'error' },
 	],
-	workerLogs: [ciLog, 'n8n worker is now ready\nWorker started execution 1034 (job 1034)\nWorker finished execution 1034 (job 1034)\n'],
+	workerLogs: [
+		ciLog,
+		'n8n worker is now ready\nWorker started execution 1034 (job 1034)\nWorker finished execution 1034 (job 1034)\n',
+	],
 	outcomes: { '1035': jobFailure },
 	enqueued: { '1033': 'qd-1200', '1035': 'qd-1201' },
 	lost: { [AUTO_REPLY]: ['qd-1201'], [ALERT]: [] },
@@ -39,8 +56,11 @@ const ciRun = {
  */
 const stoppedLog = readText('test', 'judges', 'fixtures', 'worker-stopped-job-never-started.log');
 const stalledWebhookLog = readText('test', 'judges', 'fixtures', 'webhook-job-stalled.log');
-const stalledJob = storedOutcome(readText('test', 'judges', 'fixtures', 'stored-data-job-stalled.json'));
-const otherWorkerLog = 'n8n worker is now ready\nWorker started execution 1038 (job 1038)\nWorker finished execution 1038 (job 1038)\n';
+const stalledJob = storedOutcome(
+	readText('test', 'judges', 'fixtures', 'stored-data-job-stalled.json'),
+);
+const otherWorkerLog =
+	'n8n worker is now ready\nWorker started execution 1038 (job 1038)\nWorker finished execution 1038 (job 1038)\n';
 /**
  * Worker1's stop as the soak now watches it in Redis (bullJobs.ts): SIGTERM sent at 1,000 ms, the
  * process gone at 3,000; job 1039 still active under worker1's lock (the token seen on the jobs
@@ -72,7 +92,7 @@ const stalledRun = {
 };
 
 describe('executions n8n fails while it stops a worker', () => {
-	test('the CI run\'s worker log: the job taken after SIGTERM and failed by the job processor', () => {
+	test("the CI run's worker log: the job taken after SIGTERM and failed by the job processor", () => {
 		expect(failedWhileStopping(ciLog)).toEqual(['1035']);
 	});
 
@@ -84,19 +104,27 @@ describe('executions n8n fails while it stops a worker', () => {
 		expect(failedWhileStopping(log)).toEqual(['1035']);
 	});
 
-	test('a failure in the worker\'s next life is not excused, even for a job started while stopping', () => {
-		const log = ciLog.replace('Worker errored while running execution 1035 (job 1035)\n', '') +
+	test("a failure in the worker's next life is not excused, even for a job started while stopping", () => {
+		const log =
+			ciLog.replace('Worker errored while running execution 1035 (job 1035)\n', '') +
 			'Worker errored while running execution 1035 (job 1035)\n';
 		expect(failedWhileStopping(log)).toEqual([]);
 	});
 
 	test('a job started while stopping that finished is not a failure', () => {
-		expect(failedWhileStopping(ciLog.replace('Worker errored while running execution 1035', 'Worker finished execution 1035'))).toEqual([]);
+		expect(
+			failedWhileStopping(
+				ciLog.replace(
+					'Worker errored while running execution 1035',
+					'Worker finished execution 1035',
+				),
+			),
+		).toEqual([]);
 	});
 });
 
-describe('what a failed run\'s stored data says', () => {
-	test('n8n\'s flatted form is read back whole', () => {
+describe("what a failed run's stored data says", () => {
+	test("n8n's flatted form is read back whole", () => {
 		expect(unflatten('[{"a":"1","b":2,"c":"2","d":"3"},"text",[true,"1"],{"back":"0"}]')).toEqual(
 			expect.objectContaining({ a: 'text', b: 2, c: [true, 'text'] }),
 		);
@@ -104,14 +132,19 @@ describe('what a failed run\'s stored data says', () => {
 		expect(root.self).toBe(root);
 	});
 
-	test('the job failure: the closed database\'s refusal as bull hands it over, no node, nothing ran', () => {
+	test("the job failure: the closed database's refusal as bull hands it over, no node, nothing ran", () => {
 		expect(jobFailure).toEqual({
-			error: { message: CLOSED_DATABASE[0], node: null, name: null, stack: expect.stringContaining('bull/lib/job.js:518') },
+			error: {
+				message: CLOSED_DATABASE[0],
+				node: null,
+				name: null,
+				stack: expect.stringContaining('bull/lib/job.js:518'),
+			},
 			ranNodes: [],
 		});
 	});
 
-	test('a node\'s failure: its NodeApiError text, the node, and the nodes that ran', () => {
+	test("a node's failure: its NodeApiError text, the node, and the nodes that ran", () => {
 		expect(nodeFailure).toEqual({
 			error: {
 				message: 'The Messaging Relay service failed on POST /v1/messages (503) after 3 tries',
@@ -124,28 +157,45 @@ describe('what a failed run\'s stored data says', () => {
 	});
 });
 
-describe('judging the soak\'s failed runs and lost deliveries', () => {
+describe("judging the soak's failed runs and lost deliveries", () => {
 	test('the CI run: execution 1035 is excused, and it accounts for the one delivery it lost', () => {
 		expect(judgeFailedRuns(ciRun)).toEqual({
-			excused: [{ executionId: '1035', workflowId: AUTO_REPLY, deliveryId: 'qd-1201', message: CLOSED_DATABASE[0] }],
+			excused: [
+				{
+					executionId: '1035',
+					workflowId: AUTO_REPLY,
+					deliveryId: 'qd-1201',
+					message: CLOSED_DATABASE[0],
+				},
+			],
 			notSaved: [],
 			unexcused: [],
 			unexplainedLosses: [],
 		});
 	});
 
-	test('a node that fails the run while its worker stops fails the suite (worker log: finished, row: the node\'s error)', () => {
+	test("a node that fails the run while its worker stops fails the suite (worker log: finished, row: the node's error)", () => {
 		// The run went through its nodes (the worker logs "finished"), the Reply node failed; its
 		// data still holds the trigger item, so its delivery has a run and is not lost.
 		const verdict = judgeFailedRuns({
 			...ciRun,
-			workerLogs: [ciLog.replace('Worker errored while running execution 1035', 'Worker finished execution 1035')],
+			workerLogs: [
+				ciLog.replace(
+					'Worker errored while running execution 1035',
+					'Worker finished execution 1035',
+				),
+			],
 			outcomes: { '1035': nodeFailure },
 			lost: { [AUTO_REPLY]: [], [ALERT]: [] },
 		});
 		expect(verdict.excused).toEqual([]);
 		expect(verdict.unexcused).toEqual([
-			{ executionId: '1035', workflowId: AUTO_REPLY, status: 'error', why: 'no worker started it after SIGTERM and failed it in its job processor' },
+			{
+				executionId: '1035',
+				workflowId: AUTO_REPLY,
+				status: 'error',
+				why: 'no worker started it after SIGTERM and failed it in its job processor',
+			},
 		]);
 	});
 
@@ -163,17 +213,37 @@ describe('judging the soak\'s failed runs and lost deliveries', () => {
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1201' }]);
 	});
 
-	test('the same text without the node is still not excused: only the closed database\'s refusal is', () => {
-		const failure = { ...jobFailure, error: { ...jobFailure.error!, message: 'The Messaging Relay service failed on POST /v1/messages (503) after 3 tries' } };
+	test("the same text without the node is still not excused: only the closed database's refusal is", () => {
+		const failure = {
+			...jobFailure,
+			error: {
+				...jobFailure.error!,
+				message: 'The Messaging Relay service failed on POST /v1/messages (503) after 3 tries',
+			},
+		};
 		expect(judgeFailedRuns({ ...ciRun, outcomes: { '1035': failure } }).unexcused[0].why).toBe(
 			'not the closed database: The Messaging Relay service failed on POST /v1/messages (503) after 3 tries',
 		);
-		const otherJobFailure = { ...jobFailure, error: { ...jobFailure.error!, message: 'Worker failed to find data for execution 1035 (job 1035)' } };
-		expect(judgeFailedRuns({ ...ciRun, outcomes: { '1035': otherJobFailure } }).excused).toEqual([]);
+		const otherJobFailure = {
+			...jobFailure,
+			error: {
+				...jobFailure.error!,
+				message: 'Worker failed to find data for execution 1035 (job 1035)',
+			},
+		};
+		expect(judgeFailedRuns({ ...ciRun, outcomes: { '1035': otherJobFailure } }).excused).toEqual(
+			[],
+		);
 	});
 
-	test('the closed database\'s text from somewhere other than the job (not bull\'s error), or with nodes run, is not excused', () => {
-		const notFromBull = { ...jobFailure, error: { ...jobFailure.error!, stack: `Error: ${CLOSED_DATABASE[0]}\n    at PostgresDriver.obtainMasterConnection (x.js:1:1)` } };
+	test("the closed database's text from somewhere other than the job (not bull's error), or with nodes run, is not excused", () => {
+		const notFromBull = {
+			...jobFailure,
+			error: {
+				...jobFailure.error!,
+				stack: `Error: ${CLOSED_DATABASE[0]}\n    at PostgresDriver.obtainMasterConnection (x.js:1:1)`,
+			},
+		};
 		expect(judgeFailedRuns({ ...ciRun, outcomes: { '1035': notFromBull } }).excused).toEqual([]);
 		const nodesRan = { ...jobFailure, ranNodes: ['On inbound message'] };
 		expect(judgeFailedRuns({ ...ciRun, outcomes: { '1035': nodesRan } }).excused).toEqual([]);
@@ -187,7 +257,9 @@ describe('judging the soak\'s failed runs and lost deliveries', () => {
 		expect(verdict.unexcused[0].why).toBe('its delivery qd-1199 was not lost');
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1201' }]);
 		// Without the enqueued trigger data nothing says which delivery it was.
-		expect(judgeFailedRuns({ ...ciRun, enqueued: {} }).unexcused[0].why).toBe('no delivery id in the data it was enqueued with');
+		expect(judgeFailedRuns({ ...ciRun, enqueued: {} }).unexcused[0].why).toBe(
+			'no delivery id in the data it was enqueued with',
+		);
 	});
 
 	test('one lost delivery is accounted for by one run only; a second loss stays unexplained', () => {
@@ -202,12 +274,17 @@ describe('judging the soak\'s failed runs and lost deliveries', () => {
 		});
 		expect(verdict.excused.map((e) => e.executionId)).toEqual(['1035']);
 		expect(verdict.unexcused).toEqual([
-			{ executionId: '1037', workflowId: AUTO_REPLY, status: 'error', why: 'its delivery qd-1201 is already accounted for by another run' },
+			{
+				executionId: '1037',
+				workflowId: AUTO_REPLY,
+				status: 'error',
+				why: 'its delivery qd-1201 is already accounted for by another run',
+			},
 		]);
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1203' }]);
 	});
 
-	test('a loss in another workflow is not accounted for by this one\'s failure', () => {
+	test("a loss in another workflow is not accounted for by this one's failure", () => {
 		const verdict = judgeFailedRuns({ ...ciRun, lost: { [AUTO_REPLY]: [], [ALERT]: ['qd-1201'] } });
 		expect(verdict.excused).toEqual([]);
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: ALERT, deliveryId: 'qd-1201' }]);
@@ -216,18 +293,30 @@ describe('judging the soak\'s failed runs and lost deliveries', () => {
 
 describe('a job the stopping worker fetched and never started (bull fails it as stalled)', () => {
 	test('the CI run: 1039 stalled, no worker started it, and worker1 was stopped', () => {
-		expect(neverStartedByAStoppedWorker(stalledRun.workerLogs, stalledWebhookLog, [stop])).toEqual(['1039']);
+		expect(neverStartedByAStoppedWorker(stalledRun.workerLogs, stalledWebhookLog, [stop])).toEqual([
+			'1039',
+		]);
 		// The job processor never failed it: the first ending's rule does not see it.
 		expect(failedWhileStopping(stoppedLog)).toEqual([]);
 	});
 
-	test('its stored data: n8n\'s stalled-job error, no node, nothing ran', () => {
-		expect(stalledJob).toEqual({ error: { message: STALLED_JOB, node: null, name: null, stack: expect.any(String) }, ranNodes: [] });
+	test("its stored data: n8n's stalled-job error, no node, nothing ran", () => {
+		expect(stalledJob).toEqual({
+			error: { message: STALLED_JOB, node: null, name: null, stack: expect.any(String) },
+			ranNodes: [],
+		});
 	});
 
 	test('judged: excused, accounting for the one delivery it lost', () => {
 		expect(judgeFailedRuns(stalledRun)).toEqual({
-			excused: [{ executionId: '1039', workflowId: AUTO_REPLY, deliveryId: 'qd-1656', message: STALLED_JOB }],
+			excused: [
+				{
+					executionId: '1039',
+					workflowId: AUTO_REPLY,
+					deliveryId: 'qd-1656',
+					message: STALLED_JOB,
+				},
+			],
 			notSaved: [],
 			unexcused: [],
 			unexplainedLosses: [],
@@ -236,7 +325,9 @@ describe('a job the stopping worker fetched and never started (bull fails it as 
 
 	test('not excused when no worker was stopped (a worker that died or hung stalls jobs too)', () => {
 		const notStopped = stoppedLog.replace('Stopping worker...\n', '');
-		expect(neverStartedByAStoppedWorker([notStopped, otherWorkerLog], stalledWebhookLog, [stop])).toEqual([]);
+		expect(
+			neverStartedByAStoppedWorker([notStopped, otherWorkerLog], stalledWebhookLog, [stop]),
+		).toEqual([]);
 		const verdict = judgeFailedRuns({ ...stalledRun, workerLogs: [notStopped, otherWorkerLog] });
 		expect(verdict.excused).toEqual([]);
 		expect(verdict.unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' }]);
@@ -244,16 +335,27 @@ describe('a job the stopping worker fetched and never started (bull fails it as 
 
 	test('not excused when a worker had started it: a run that stalled mid-way is not this race', () => {
 		const started = `${otherWorkerLog}Worker started execution 1039 (job 1039)\n`;
-		expect(judgeFailedRuns({ ...stalledRun, workerLogs: [stoppedLog, started] }).excused).toEqual([]);
+		expect(judgeFailedRuns({ ...stalledRun, workerLogs: [stoppedLog, started] }).excused).toEqual(
+			[],
+		);
 	});
 
-	test('not excused without bull\'s stall in the webhook process\'s log, or with another stored error', () => {
-		const noStack = stalledWebhookLog.replace(/\nError: job stalled more than maxStalledCount\n/, '\n');
+	test("not excused without bull's stall in the webhook process's log, or with another stored error", () => {
+		const noStack = stalledWebhookLog.replace(
+			/\nError: job stalled more than maxStalledCount\n/,
+			'\n',
+		);
 		expect(judgeFailedRuns({ ...stalledRun, webhookLog: noStack }).excused).toEqual([]);
 		expect(judgeFailedRuns({ ...stalledRun, webhookLog: '' }).excused).toEqual([]);
-		const other = { ...stalledJob, error: { ...stalledJob.error!, message: 'Worker failed to find data for execution 1039 (job 1039)' } };
+		const other = {
+			...stalledJob,
+			error: {
+				...stalledJob.error!,
+				message: 'Worker failed to find data for execution 1039 (job 1039)',
+			},
+		};
 		expect(judgeFailedRuns({ ...stalledRun, outcomes: { '1039': other } }).unexcused[0].why).toBe(
-			'not n8n\'s stalled-job error: Worker failed to find data for execution 1039 (job 1039)',
+			"not n8n's stalled-job error: Worker failed to find data for execution 1039 (job 1039)",
 		);
 		const nodesRan = { ...stalledJob, ranNodes: ['On inbound message'] };
 		expect(judgeFailedRuns({ ...stalledRun, outcomes: { '1039': nodesRan } }).excused).toEqual([]);
@@ -272,42 +374,62 @@ describe('the stalled job is excused only when the stopped worker fetched it, wi
 		judgeFailedRuns({ ...stalledRun, stops: changes === null ? [] : [{ ...stop, ...changes }] });
 
 	test('no stop watched in Redis: not excused', () => {
-		expect(judged(null).unexcused[0].why).toBe('job 1039: no stop of a worker was watched in Redis');
-		expect(judged(null).unexplainedLosses).toEqual([{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' }]);
+		expect(judged(null).unexcused[0].why).toBe(
+			'job 1039: no stop of a worker was watched in Redis',
+		);
+		expect(judged(null).unexplainedLosses).toEqual([
+			{ workflowId: AUTO_REPLY, deliveryId: 'qd-1656' },
+		]);
 	});
 
 	test('not active when the stopped worker had exited (finished, failed or never fetched then): not excused', () => {
-		expect(judged({ activeAtExit: stop.activeAtExit.filter((j) => j.jobId !== '1039') }).unexcused[0].why).toBe('job 1039 not active when the stopped worker exited');
+		expect(
+			judged({ activeAtExit: stop.activeAtExit.filter((j) => j.jobId !== '1039') }).unexcused[0]
+				.why,
+		).toBe('job 1039 not active when the stopped worker exited');
 	});
 
 	test('locked by the other worker (it fetched it), or the lock gone: not excused', () => {
 		const other = judged({ activeAtExit: [{ jobId: '1039', lockToken: W2, processedOn: 2_500 }] });
 		expect(other.excused).toEqual([]);
 		expect(other.unexcused[0].why).toBe('job 1039 locked by another worker, not the stopped one');
-		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: null, processedOn: 2_500 }] }).excused).toEqual([]);
+		expect(
+			judged({ activeAtExit: [{ jobId: '1039', lockToken: null, processedOn: 2_500 }] }).excused,
+		).toEqual([]);
 		// Nothing says which life was stopped: not excused.
 		expect(judged({ tokens: [] }).excused).toEqual([]);
 	});
 
 	test('fetched before the SIGTERM (the drain counts it) or after the exit: not excused', () => {
-		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 999 }] }).unexcused[0].why).toBe(
-			'job 1039 fetched outside the stopped worker\'s stop window',
-		);
-		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 3_001 }] }).excused).toEqual([]);
-		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: null }] }).excused).toEqual([]);
+		expect(
+			judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 999 }] }).unexcused[0]
+				.why,
+		).toBe("job 1039 fetched outside the stopped worker's stop window");
+		expect(
+			judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 3_001 }] }).excused,
+		).toEqual([]);
+		expect(
+			judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: null }] }).excused,
+		).toEqual([]);
 	});
 
-	test('the window\'s edges are inside it', () => {
-		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 1_000 }] }).excused).toHaveLength(1);
-		expect(judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 3_000 }] }).excused).toHaveLength(1);
+	test("the window's edges are inside it", () => {
+		expect(
+			judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 1_000 }] }).excused,
+		).toHaveLength(1);
+		expect(
+			judged({ activeAtExit: [{ jobId: '1039', lockToken: W1, processedOn: 3_000 }] }).excused,
+		).toHaveLength(1);
 	});
 
 	test('the webhook process must have logged enqueuing it (the job id comes from there)', () => {
 		const noEnqueue = stalledWebhookLog.replace('Enqueued execution 1039 (job 1039)\n', '');
-		expect(judgeFailedRuns({ ...stalledRun, webhookLog: noEnqueue }).unexcused[0].why).toBe('the webhook process never logged enqueuing it');
+		expect(judgeFailedRuns({ ...stalledRun, webhookLog: noEnqueue }).unexcused[0].why).toBe(
+			'the webhook process never logged enqueuing it',
+		);
 	});
 
-	test('redis-cli\'s answer is read as the jobs it lists', () => {
+	test("redis-cli's answer is read as the jobs it lists", () => {
 		expect(parseActiveJobs(`1) "1039|${W1}|2500"\n2) "1041||"`)).toEqual([
 			{ jobId: '1039', lockToken: W1, processedOn: 2_500 },
 			{ jobId: '1041', lockToken: null, processedOn: null },
@@ -344,7 +466,7 @@ describe('a run that finished while its worker stopped, whose end n8n could not 
 		expect(failedWhileStopping(notSavedLog)).toEqual([]);
 	});
 
-	test('judged: its status is excused and it is its delivery\'s one run, nothing lost', () => {
+	test("judged: its status is excused and it is its delivery's one run, nothing lost", () => {
 		expect(judgeFailedRuns(notSavedRun)).toEqual({
 			excused: [],
 			notSaved: [{ executionId: '1035', workflowId: ALERT, deliveryId: 'qd-1650' }],
@@ -356,7 +478,16 @@ describe('a run that finished while its worker stopped, whose end n8n could not 
 	test('each log condition bites', () => {
 		const without = (text: string) => finishedButNotSaved(notSavedLog.replace(text, ''));
 		// Started before SIGTERM: the drain waited for it, not this race.
-		expect(finishedButNotSaved(notSavedLog.replace('Worker started execution 1035 (job 1035)\n', '').replace('Received SIGTERM.', 'Worker started execution 1035 (job 1035)\nReceived SIGTERM.'))).toEqual([]);
+		expect(
+			finishedButNotSaved(
+				notSavedLog
+					.replace('Worker started execution 1035 (job 1035)\n', '')
+					.replace(
+						'Received SIGTERM.',
+						'Worker started execution 1035 (job 1035)\nReceived SIGTERM.',
+					),
+			),
+		).toEqual([]);
 		// The database was never closed under it.
 		expect(without('Stopping worker...\n')).toEqual([]);
 		// Its end was not refused by the closed database.
@@ -365,21 +496,50 @@ describe('a run that finished while its worker stopped, whose end n8n could not 
 		expect(without('Worker finished execution 1035 (job 1035)\n')).toEqual([]);
 		// The next life did not find it unfinished.
 		expect(without('Found unfinished executions: 1035\n')).toEqual([]);
-		expect(finishedButNotSaved(notSavedLog.replace('Found unfinished executions: 1035', 'Found unfinished executions: 1036, 10350'))).toEqual([]);
+		expect(
+			finishedButNotSaved(
+				notSavedLog.replace(
+					'Found unfinished executions: 1035',
+					'Found unfinished executions: 1036, 10350',
+				),
+			),
+		).toEqual([]);
 		// Finished before "Stopping worker...": its end was saved; a crash then is something else.
-		const savedFirst = notSavedLog.replace('Stopping worker...\n', '').replace('Worker finished execution 1035 (job 1035)\n', 'Worker finished execution 1035 (job 1035)\nStopping worker...\n');
+		const savedFirst = notSavedLog
+			.replace('Stopping worker...\n', '')
+			.replace(
+				'Worker finished execution 1035 (job 1035)\n',
+				'Worker finished execution 1035 (job 1035)\nStopping worker...\n',
+			);
 		expect(finishedButNotSaved(savedFirst)).toEqual([]);
 	});
 
 	test('each stored-data condition bites', () => {
-		const why = (changes: object) => judgeFailedRuns({ ...notSavedRun, ...changes }).unexcused[0]?.why;
-		expect(why({ runs: [notSavedRun.runs[0], { ...notSavedRun.runs[1], status: 'error' }] })).toBe('status error');
-		expect(why({ outcomes: { '1035': { ...recovered, error: { message: 'Workflow did not finish, possible out-of-memory issue', node: null, name: null, stack: null } } } })).toBe(
-			'an error is stored: Workflow did not finish, possible out-of-memory issue',
+		const why = (changes: object) =>
+			judgeFailedRuns({ ...notSavedRun, ...changes }).unexcused[0]?.why;
+		expect(why({ runs: [notSavedRun.runs[0], { ...notSavedRun.runs[1], status: 'error' }] })).toBe(
+			'status error',
 		);
+		expect(
+			why({
+				outcomes: {
+					'1035': {
+						...recovered,
+						error: {
+							message: 'Workflow did not finish, possible out-of-memory issue',
+							node: null,
+							name: null,
+							stack: null,
+						},
+					},
+				},
+			}),
+		).toBe('an error is stored: Workflow did not finish, possible out-of-memory issue');
 		expect(why({ outcomes: { '1035': { error: null, ranNodes: [] } } })).toBe('no node ran');
 		expect(why({ outcomes: {} })).toBe('no data stored');
-		expect(why({ enqueued: { '1033': 'qd-1649' } })).toBe('no delivery id in the data it was enqueued with');
+		expect(why({ enqueued: { '1033': 'qd-1649' } })).toBe(
+			'no delivery id in the data it was enqueued with',
+		);
 	});
 
 	test('a second run of its delivery in that workflow is not excused: the event would have run twice', () => {
@@ -389,10 +549,19 @@ describe('a run that finished while its worker stopped, whose end n8n could not 
 			enqueued: { ...notSavedRun.enqueued, '1090': 'qd-1650' },
 		});
 		expect(verdict.notSaved).toEqual([]);
-		expect(verdict.unexcused).toEqual([{ executionId: '1035', workflowId: ALERT, status: 'crashed', why: 'its delivery qd-1650 ran again (execution 1090)' }]);
+		expect(verdict.unexcused).toEqual([
+			{
+				executionId: '1035',
+				workflowId: ALERT,
+				status: 'crashed',
+				why: 'its delivery qd-1650 ran again (execution 1090)',
+			},
+		]);
 	});
 
 	test('a crashed run the log does not tie to a worker stop stays unexcused, as on main', () => {
-		expect(judgeFailedRuns({ ...notSavedRun, workerLogs: [otherWorkerLog] }).unexcused[0].why).toBe('no worker started it after SIGTERM and failed it in its job processor');
+		expect(judgeFailedRuns({ ...notSavedRun, workerLogs: [otherWorkerLog] }).unexcused[0].why).toBe(
+			'no worker started it after SIGTERM and failed it in its job processor',
+		);
 	});
 });

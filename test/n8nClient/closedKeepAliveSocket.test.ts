@@ -44,10 +44,15 @@ test('plain fetch on a socket closed under it fails "other side closed"', async 
 	expect(first.status).toBe(200);
 	await first.text();
 	await idle();
-	const failed = await fetch(`${baseUrl}/types/credentials.json`).catch((error: Error & { cause?: { code?: string } }) => error);
+	const failed = await fetch(`${baseUrl}/types/credentials.json`).catch(
+		(error: Error & { cause?: { code?: string } }) => error,
+	);
 	// (Node's TypeError, of another realm than jest's: compared by its text.)
 	expect(String(failed)).toBe('TypeError: fetch failed');
-	expect((failed as Error & { cause?: { code?: string; message?: string } }).cause).toMatchObject({ code: 'UND_ERR_SOCKET', message: 'other side closed' });
+	expect((failed as Error & { cause?: { code?: string; message?: string } }).cause).toMatchObject({
+		code: 'UND_ERR_SOCKET',
+		message: 'other side closed',
+	});
 });
 
 test("the client's request sends it again on a new connection and gets the answer", async () => {

@@ -15,7 +15,12 @@ const owner: Owner = { email: 'owner@example.com', password: 'Relay-demo-2026' }
 
 /** n8n's /rest as far as sessions go: login (5 a minute), and GET /rest/settings behind the session. */
 function standIn() {
-	const state = { logins: 0, refusedLogins: 0, valid: new Map<string, string>(), seen: [] as Array<{ path: string; cookie: string; browserId: string }> };
+	const state = {
+		logins: 0,
+		refusedLogins: 0,
+		valid: new Map<string, string>(),
+		seen: [] as Array<{ path: string; cookie: string; browserId: string }>,
+	};
 	const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
 		const cookie = request.headers.cookie ?? '';
 		const browserId = String(request.headers['browser-id'] ?? '');
@@ -34,7 +39,11 @@ function standIn() {
 				state.logins++;
 				const token = `n8n-auth=token-${state.logins}`;
 				state.valid.set(token, browserId);
-				return answer(200, { data: { id: 'owner' } }, { 'set-cookie': `${token}; Path=/; HttpOnly` });
+				return answer(
+					200,
+					{ data: { id: 'owner' } },
+					{ 'set-cookie': `${token}; Path=/; HttpOnly` },
+				);
 			}
 			if (state.valid.get(cookie) !== browserId) return answer(401, { message: 'Unauthorized' });
 			return answer(200, { data: { versionCli: '2.41.1' } });
@@ -61,7 +70,12 @@ test('ten suites that each log in: the sixth login is refused 429, as in the fai
 	const results: string[] = [];
 	for (let suite = 0; suite < 10; suite++) {
 		const client = new N8nClient(baseUrl, { owner, browserId: 'e2e' });
-		results.push(await client.restData('GET', '/settings').then(() => 'ok', (error: Error) => error.message));
+		results.push(
+			await client.restData('GET', '/settings').then(
+				() => 'ok',
+				(error: Error) => error.message,
+			),
+		);
 	}
 	expect(results.slice(0, 5)).toEqual(['ok', 'ok', 'ok', 'ok', 'ok']);
 	expect(results[5]).toBe('POST /rest/login → 429: {"message":"Too many requests"}');
@@ -70,7 +84,10 @@ test('ten suites that each log in: the sixth login is refused 429, as in the fai
 
 test('ten suites that continue the session opened at setup log in no more: one login in all', async () => {
 	const setup = new N8nClient(baseUrl, { owner });
-	await setup.restData('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+	await setup.restData('POST', '/login', {
+		emailOrLdapLoginId: owner.email,
+		password: owner.password,
+	});
 	const session = setup.session;
 	expect(session).toEqual({ cookie: 'n8n-auth=token-1', browserId: 'relay-support' });
 
@@ -82,24 +99,42 @@ test('ten suites that continue the session opened at setup log in no more: one l
 		expect(client.browserId).toBe('relay-support');
 	}
 	expect(stand.state.logins).toBe(1);
-	expect(stand.state.seen.filter((r) => r.path === '/rest/settings').every((r) => r.cookie === 'n8n-auth=token-1' && r.browserId === 'relay-support')).toBe(true);
+	expect(
+		stand.state.seen
+			.filter((r) => r.path === '/rest/settings')
+			.every((r) => r.cookie === 'n8n-auth=token-1' && r.browserId === 'relay-support'),
+	).toBe(true);
 });
 
 test('a continued session n8n no longer accepts: the client logs in once and asks again', async () => {
-	const client = new N8nClient(baseUrl, { owner, session: { cookie: 'n8n-auth=from-before-a-reset', browserId: 'e2e' } });
+	const client = new N8nClient(baseUrl, {
+		owner,
+		session: { cookie: 'n8n-auth=from-before-a-reset', browserId: 'e2e' },
+	});
 	const answer = await client.rest('GET', '/settings');
 	expect(answer.status).toBe(200);
 	expect(client.logins).toBe(1);
-	expect(stand.state.seen.map((r) => r.path)).toEqual(['/rest/settings', '/rest/login', '/rest/settings']);
+	expect(stand.state.seen.map((r) => r.path)).toEqual([
+		'/rest/settings',
+		'/rest/login',
+		'/rest/settings',
+	]);
 });
 
 test('a fresh session refused too is answered 401 to the caller, not asked again and again', async () => {
-	const client = new N8nClient(baseUrl, { owner, session: { cookie: 'n8n-auth=stale', browserId: 'e2e' } });
+	const client = new N8nClient(baseUrl, {
+		owner,
+		session: { cookie: 'n8n-auth=stale', browserId: 'e2e' },
+	});
 	// The stand-in binds each new session to the browser-id it was opened with; break that binding.
 	const login = stand.state.valid.set.bind(stand.state.valid);
 	stand.state.valid.set = (token: string) => login(token, 'another-browser');
 	const answer = await client.rest('GET', '/settings');
 	expect(answer.status).toBe(401);
 	expect(client.logins).toBe(1);
-	expect(stand.state.seen.map((r) => r.path)).toEqual(['/rest/settings', '/rest/login', '/rest/settings']);
+	expect(stand.state.seen.map((r) => r.path)).toEqual([
+		'/rest/settings',
+		'/rest/login',
+		'/rest/settings',
+	]);
 });

@@ -56,24 +56,42 @@ describe('the README works on the npm page and on GitHub', () => {
 	const relative = links.filter((link) => !/^(https:\/\/|#)/.test(link));
 
 	test('files are linked relatively (GitHub resolves them, npm against `repository`), never through a CDN of the published package', () => {
-		expect(relative).toEqual(expect.arrayContaining(['examples/auto-reply.json', 'docs/images/auto-reply.png', 'docs/installing.md', 'CHANGELOG.md']));
-		expect(links.filter((link) => /^https?:\/\/(cdn\.jsdelivr\.net|unpkg\.com)\//.test(link))).toEqual([]);
+		expect(relative).toEqual(
+			expect.arrayContaining([
+				'examples/auto-reply.json',
+				'docs/images/auto-reply.png',
+				'docs/installing.md',
+				'CHANGELOG.md',
+			]),
+		);
+		expect(
+			links.filter((link) => /^https?:\/\/(cdn\.jsdelivr\.net|unpkg\.com)\//.test(link)),
+		).toEqual([]);
 		expect(links.filter((link) => link.startsWith('http://'))).toEqual([]);
 	});
 
 	test('every relative link names a file or folder of the repository', () => {
 		for (const link of relative) {
 			const path = link.split('#')[0];
-			expect({ link, exists: path !== '' && !path.startsWith('/') && !path.startsWith('..') && exists(path) }).toEqual({ link, exists: true });
+			expect({
+				link,
+				exists: path !== '' && !path.startsWith('/') && !path.startsWith('..') && exists(path),
+			}).toEqual({ link, exists: true });
 		}
 	});
 
 	test('every anchor names a heading of the README', () => {
 		// GitHub's and npm's heading ids: lower case, punctuation dropped, spaces to hyphens.
 		const ids = [...prose.matchAll(/^#{1,6} (.+)$/gm)].map((match) =>
-			match[1].trim().toLowerCase().replace(/[^\w\- ]/g, '').replace(/ /g, '-'),
+			match[1]
+				.trim()
+				.toLowerCase()
+				.replace(/[^\w\- ]/g, '')
+				.replace(/ /g, '-'),
 		);
-		for (const anchor of links.filter((link) => link.startsWith('#')).map((link) => link.slice(1))) {
+		for (const anchor of links
+			.filter((link) => link.startsWith('#'))
+			.map((link) => link.slice(1))) {
 			expect({ anchor, found: ids.includes(anchor) }).toEqual({ anchor, found: true });
 		}
 	});
@@ -86,12 +104,22 @@ describe('the README works on the npm page and on GitHub', () => {
 
 	test("the n8n-nodes-starter's sections, in its order", () => {
 		const sections = [...readme.matchAll(/^## (.+)$/gm)].map((match) => match[1]);
-		expect(sections).toEqual(['Installation', 'Operations', 'Credentials', 'Compatibility', 'Usage', 'Resources', 'Version history']);
+		expect(sections).toEqual([
+			'Installation',
+			'Operations',
+			'Credentials',
+			'Compatibility',
+			'Usage',
+			'Resources',
+			'Version history',
+		]);
 	});
 
 	test('the first screen gives exactly the two commands for a fresh machine', () => {
 		const firstScreen = readme.split('\n').slice(0, 15).join('\n');
-		const commands = [...firstScreen.matchAll(/^(npm [^#\n]*?)\s*(#.*)?$/gm)].map((match) => match[1]);
+		const commands = [...firstScreen.matchAll(/^(npm [^#\n]*?)\s*(#.*)?$/gm)].map(
+			(match) => match[1],
+		);
 		expect(commands).toEqual(['npm ci && npm start', 'npm ci && npm test']);
 	});
 
@@ -113,7 +141,11 @@ describe('n8n loads the built package', () => {
 
 	test('the node types and the credential type load under the package name', () => {
 		expect(loader.packageName).toBe('n8n-nodes-messaging-relay');
-		expect([...new Set(loader.types.nodes.map((n) => n.name))].sort()).toEqual(['messagingRelay', 'messagingRelayTrigger', 'messagingRelayWatch']);
+		expect([...new Set(loader.types.nodes.map((n) => n.name))].sort()).toEqual([
+			'messagingRelay',
+			'messagingRelayTrigger',
+			'messagingRelayWatch',
+		]);
 		// The trigger is a versioned node type: n8n lists a description per version set
 		// (n8n-core nodes-loader/directory-loader.js:179-182, 239-250), new nodes at version 3.
 		const trigger = loader.types.nodes.filter((n) => n.name === 'messagingRelayTrigger');
@@ -127,13 +159,16 @@ describe('n8n loads the built package', () => {
 		expect(node.usableAsTool).toBe(true);
 	});
 
-	test.each(['messagingRelay', 'messagingRelayTrigger'])('%s has its codex (Communication, WhatsApp alias)', (name) => {
-		const node = loader.types.nodes.find((n) => n.name === name)!;
-		expect(node.codex?.categories).toEqual(['Communication']);
-		expect(node.codex?.alias).toEqual(expect.arrayContaining(['WhatsApp', 'SMS', 'chat']));
-	});
+	test.each(['messagingRelay', 'messagingRelayTrigger'])(
+		'%s has its codex (Communication, WhatsApp alias)',
+		(name) => {
+			const node = loader.types.nodes.find((n) => n.name === name)!;
+			expect(node.codex?.categories).toEqual(['Communication']);
+			expect(node.codex?.alias).toEqual(expect.arrayContaining(['WhatsApp', 'SMS', 'chat']));
+		},
+	);
 
-	test('the Watch node is a polling trigger with n8n\'s own Poll Times and its codex', () => {
+	test("the Watch node is a polling trigger with n8n's own Poll Times and its codex", () => {
 		const node = loader.types.nodes.find((n) => n.name === 'messagingRelayWatch')!;
 		expect(node.polling).toBe(true);
 		expect(node.group).toEqual(['trigger']);
@@ -146,11 +181,17 @@ describe('n8n loads the built package', () => {
 
 	test('themed icons of the three nodes and the credential resolve to SVG files inside dist', () => {
 		// One per node description (the trigger has two: versions 1-2 and 3) and the credential's.
-		const icons = [...loader.types.nodes.map((n) => n.iconUrl), loader.types.credentials[0].iconUrl];
+		const icons = [
+			...loader.types.nodes.map((n) => n.iconUrl),
+			loader.types.credentials[0].iconUrl,
+		];
 		expect(icons).toHaveLength(5);
 		const files: string[] = [];
 		for (const icon of icons) {
-			expect(icon).toEqual({ light: expect.stringMatching(/\.svg$/), dark: expect.stringMatching(/\.dark\.svg$/) });
+			expect(icon).toEqual({
+				light: expect.stringMatching(/\.svg$/),
+				dark: expect.stringMatching(/\.dark\.svg$/),
+			});
 			const { light, dark } = icon as { light: string; dark: string };
 			files.push(light, dark);
 		}

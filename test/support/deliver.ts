@@ -27,7 +27,11 @@ export interface PostOptions {
 }
 
 /** POSTs `body` (text, sent as is: JSON.stringify an event first) to `url` as the service does. */
-export async function postEvent(url: string, body: string, { secret, headers = {}, signal }: PostOptions = {}): Promise<Answer> {
+export async function postEvent(
+	url: string,
+	body: string,
+	{ secret, headers = {}, signal }: PostOptions = {},
+): Promise<Answer> {
 	const response = await fetch(url, {
 		method: 'POST',
 		headers: {
@@ -52,7 +56,9 @@ export function parseAnswer(text: string): IDataObject {
 }
 
 /** A simulator that delivers: the in-process one (its own `deliver`) or a client of one running as a process. */
-export type Deliverer = { deliver(event: unknown, options?: DeliverOptions): Promise<Delivery> } | SimClient;
+export type Deliverer =
+	| { deliver(event: unknown, options?: DeliverOptions): Promise<Delivery> }
+	| SimClient;
 
 export interface DeliverTo extends DeliverOptions {
 	/** A sample event of this type (test/fixtures/sample-events.json), when no event is given. */
@@ -72,19 +78,41 @@ export interface Delivered extends Delivery {
  * secret unless `secret` overrides it (null leaves the header out). A simulator process that could
  * not deliver (no webhook registered, n8n not reachable) gives status 0 and its error as the body.
  */
-export async function deliver(via: Deliverer, event?: unknown, { status, type, ...options }: DeliverTo = {}): Promise<Delivered> {
+export async function deliver(
+	via: Deliverer,
+	event?: unknown,
+	{ status, type, ...options }: DeliverTo = {},
+): Promise<Delivered> {
 	let delivery: Delivery;
 	if (via instanceof SimClient) {
-		if (options.url !== undefined || options.headers !== undefined) throw new Error('deliver: url and headers are for the in-process simulator');
-		const answer = await via.call<Delivery>('POST', '/deliver', { type, event, account: options.account, secret: options.secret, rawBody: options.rawBody });
-		delivery = answer.status < 400 ? answer.body : { type, account: options.account ?? 'acct_main', status: 0, body: JSON.stringify(answer.body) };
+		if (options.url !== undefined || options.headers !== undefined)
+			throw new Error('deliver: url and headers are for the in-process simulator');
+		const answer = await via.call<Delivery>('POST', '/deliver', {
+			type,
+			event,
+			account: options.account,
+			secret: options.secret,
+			rawBody: options.rawBody,
+		});
+		delivery =
+			answer.status < 400
+				? answer.body
+				: {
+						type,
+						account: options.account ?? 'acct_main',
+						status: 0,
+						body: JSON.stringify(answer.body),
+					};
 	} else {
 		const sent = event ?? sampleEvents()[type as string];
-		if (sent === undefined) throw new Error(`deliver: no event and no sample event ${String(type)}`);
+		if (sent === undefined)
+			throw new Error(`deliver: no event and no sample event ${String(type)}`);
 		delivery = await via.deliver(sent, options);
 	}
 	if (status !== undefined && delivery.status !== status) {
-		throw new Error(`delivery to ${delivery.account} answered ${delivery.status}, not ${status}: ${delivery.body.slice(0, 300)}`);
+		throw new Error(
+			`delivery to ${delivery.account} answered ${delivery.status}, not ${status}: ${delivery.body.slice(0, 300)}`,
+		);
 	}
 	return { ...delivery, json: parseAnswer(delivery.body) };
 }

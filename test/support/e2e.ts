@@ -19,7 +19,8 @@ export { nodeItems } from './executions';
 export { report } from './report';
 
 /** What the e2e globalSetup always starts: the simulator, the balancer, an artifacts folder. */
-export type E2eStackInfo = stackFile.StackInfo & Required<Pick<stackFile.StackInfo, 'simUrl' | 'balancerUrl' | 'artifacts'>>;
+export type E2eStackInfo = stackFile.StackInfo &
+	Required<Pick<stackFile.StackInfo, 'simUrl' | 'balancerUrl' | 'artifacts'>>;
 
 /** The stack as its file says now (a restart changes n8n's pid). */
 export const stackInfo = () => stackFile.readStackFile(stackFile.stackFilePath()) as E2eStackInfo;
@@ -30,7 +31,12 @@ export const info = stackInfo();
  * The suites' n8n client. It continues the owner's session opened at setup rather than logging
  * in once per suite file: n8n refuses a sixth login within a minute (N8nClient.session).
  */
-export const n8n = new N8nClient(info.n8nUrl, { apiKey: info.apiKey, owner: info.owner, browserId: 'e2e', session: info.session });
+export const n8n = new N8nClient(info.n8nUrl, {
+	apiKey: info.apiKey,
+	owner: info.owner,
+	browserId: 'e2e',
+	session: info.session,
+});
 /** The suites' client of the simulator process (deliver through it: test/support/deliver.ts). */
 export const simulator = new SimClient(info.simUrl);
 
@@ -39,13 +45,16 @@ export const rest = (method: string, path: string, body?: unknown) => n8n.rest(m
 export const sessionCookie = () => n8n.sessionCookie();
 
 /** A simulator control route (/__sim + path); its answer's body, whatever the status. */
-export const sim = async (method: string, path: string, body?: unknown) => (await simulator.call<IDataObject>(method, path, body)).body;
+export const sim = async (method: string, path: string, body?: unknown) =>
+	(await simulator.call<IDataObject>(method, path, body)).body;
 
 /** The account's webhook as the service has it registered now (its URL and secret), or null. */
-export const currentWebhook = async (account: string) => (await simulator.webhooks())[account] ?? null;
+export const currentWebhook = async (account: string) =>
+	(await simulator.webhooks())[account] ?? null;
 
 export type SimRequest = Omit<RecordedRequest, 'body'> & { body: IDataObject };
-export const simRequests = async (since: number) => (await simulator.requests(since)) as SimRequest[];
+export const simRequests = async (since: number) =>
+	(await simulator.requests(since)) as SimRequest[];
 
 /** Polls until `check` holds, for at most `timeoutMs`; its value. */
 export const eventually = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 60_000) =>
@@ -61,18 +70,28 @@ async function waitingOn1x(workflowId: string): Promise<Execution[]> {
 	if (Number(info.n8nVersion.split('.')[0]) >= 2) return [];
 	const filter = encodeURIComponent(JSON.stringify({ workflowId, status: ['waiting'] }));
 	const { body } = await n8n.rest('GET', `/executions?filter=${filter}`);
-	const ids = (((body.data as IDataObject | undefined)?.results as IDataObject[] | undefined) ?? []).map((e) => e.id as string);
-	return await Promise.all(ids.map(async (id) => (await n8n.api('GET', `/executions/${id}?includeData=true`)) as unknown as Execution));
+	const ids = (
+		((body.data as IDataObject | undefined)?.results as IDataObject[] | undefined) ?? []
+	).map((e) => e.id as string);
+	return await Promise.all(
+		ids.map(
+			async (id) =>
+				(await n8n.api('GET', `/executions/${id}?includeData=true`)) as unknown as Execution,
+		),
+	);
 }
 
 /** The newest 250 finished executions of a workflow (waiting ones included), with their data, newest first. */
 export const executions = async (workflowId: string) => {
 	const listed = (await executionList.executionsPage(n8n, { workflowId, includeData: true })).data;
-	const waiting = (await waitingOn1x(workflowId)).filter((w) => !listed.some((e) => String(e.id) === String(w.id)));
+	const waiting = (await waitingOn1x(workflowId)).filter(
+		(w) => !listed.some((e) => String(e.id) === String(w.id)),
+	);
 	return [...listed, ...waiting].sort((a, b) => Number(b.id) - Number(a.id));
 };
 /** Every finished execution of a workflow, with its data, page after page. */
-export const allExecutions = (workflowId: string) => executionList.allExecutions(n8n, { workflowId, includeData: true });
+export const allExecutions = (workflowId: string) =>
+	executionList.allExecutions(n8n, { workflowId, includeData: true });
 export const finishedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
 	executionList.finishedExecutions(n8n, workflowId, count, timeoutMs);
 
@@ -80,19 +99,29 @@ export const finishedExecutions = (workflowId: string, count: number, timeoutMs?
 export const relayCredential = (name: string, apiKey: string, authHeader = 'xApiKey') =>
 	workflows.relayCredential(n8n, name, { baseUrl: info.simUrl, apiKey, authHeader });
 
-export const openAiCredential = (name: string, baseUrl: string) => workflows.openAiCredential(n8n, name, baseUrl);
+export const openAiCredential = (name: string, baseUrl: string) =>
+	workflows.openAiCredential(n8n, name, baseUrl);
 
 /** Imports an example workflow with each credential placeholder pointed at the credential of that type; its id. */
-export const importExample = async (example: workflows.WorkflowData, credentials: Record<string, workflows.CredentialRef>) =>
-	(await workflows.importExample(n8n, example, credentials)).id;
+export const importExample = async (
+	example: workflows.WorkflowData,
+	credentials: Record<string, workflows.CredentialRef>,
+) => (await workflows.importExample(n8n, example, credentials)).id;
 
 /**
  * A workflow with a Messaging Relay Trigger ("Relay Trigger") on the given key's account (a
  * credential of its own), optionally followed by a Message → Reply ("Reply"). Not yet published.
  */
-export async function triggerWorkflow(options: Omit<Parameters<typeof workflows.triggerWorkflowData>[0], 'credential'> & { apiKey: string }) {
+export async function triggerWorkflow(
+	options: Omit<Parameters<typeof workflows.triggerWorkflowData>[0], 'credential'> & {
+		apiKey: string;
+	},
+) {
 	const credential = await relayCredential(`${options.name} account`, options.apiKey);
-	const workflowId = await workflows.createWorkflow(n8n, workflows.triggerWorkflowData({ ...options, credential }));
+	const workflowId = await workflows.createWorkflow(
+		n8n,
+		workflows.triggerWorkflowData({ ...options, credential }),
+	);
 	return { workflowId, credential };
 }
 
@@ -112,10 +141,14 @@ export const productionUrl = (webhookId: string) => workflows.productionUrl(info
  */
 export const registeredUrl = (webhookId: string) => {
 	const exact = `${productionUrl(webhookId)}?relay-share=v1`.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-	return expect.stringMatching(new RegExp(`^${exact}&reg=[0-9a-f]{12}$`)) as { asymmetricMatch(other: unknown): boolean };
+	return expect.stringMatching(new RegExp(`^${exact}&reg=[0-9a-f]{12}$`)) as {
+		asymmetricMatch(other: unknown): boolean;
+	};
 };
 
 export const readN8nLog = () => stackFile.readN8nLog(stackInfo());
-export const runN8nCli = (args: string[], extraEnv?: Record<string, string>) => stackFile.runN8nCli(stackInfo(), args, extraEnv);
+export const runN8nCli = (args: string[], extraEnv?: Record<string, string>) =>
+	stackFile.runN8nCli(stackInfo(), args, extraEnv);
 export const n8nMemoryMb = () => stackFile.n8nMemoryMb(stackInfo());
-export const restartN8n = (options?: Parameters<typeof stackFile.restartN8n>[1]) => stackFile.restartN8n(stackFile.stackFilePath(), options);
+export const restartN8n = (options?: Parameters<typeof stackFile.restartN8n>[1]) =>
+	stackFile.restartN8n(stackFile.stackFilePath(), options);

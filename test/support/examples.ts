@@ -31,10 +31,13 @@ export const SIMULATOR_CHOICES = {
 };
 
 /** An example as shipped (a fresh copy: callers may change it). */
-export const readExample = (file: ExampleFile): WorkflowData => readJson<WorkflowData>('examples', file);
+export const readExample = (file: ExampleFile): WorkflowData =>
+	readJson<WorkflowData>('examples', file);
 
 const isEmpty = (value: unknown) =>
-	value === undefined || value === '' || (typeof value === 'object' && value !== null && (value as IDataObject).value === '');
+	value === undefined ||
+	value === '' ||
+	(typeof value === 'object' && value !== null && (value as IDataObject).value === '');
 
 /** A parameter of a node that the example leaves for the user to fill in. */
 export interface Choice {
@@ -47,7 +50,9 @@ export function choicesLeftToUser(example: WorkflowData): Choice[] {
 	return example.nodes.flatMap((node) => {
 		const parameters = node.parameters as IDataObject;
 		if (node.type !== NODE_TYPES.action || parameters.operation !== 'send') return [];
-		return (['channelId', 'to'] as const).filter((name) => isEmpty(parameters[name])).map((parameter) => ({ node: node.name as string, parameter }));
+		return (['channelId', 'to'] as const)
+			.filter((name) => isEmpty(parameters[name]))
+			.map((parameter) => ({ node: node.name as string, parameter }));
 	});
 }
 
@@ -65,11 +70,14 @@ export function filledForSimulator(example: WorkflowData): WorkflowData {
 	const nodes = example.nodes.map((node) => {
 		const mine = choices.filter((choice) => choice.node === node.name);
 		if (!mine.length) return node;
-		const filled = Object.fromEntries(mine.map((choice) => [choice.parameter, SIMULATOR_VALUES[choice.parameter]]));
+		const filled = Object.fromEntries(
+			mine.map((choice) => [choice.parameter, SIMULATOR_VALUES[choice.parameter]]),
+		);
 		return { ...node, parameters: { ...(node.parameters as IDataObject), ...filled } };
 	});
 	return { ...example, nodes };
 }
 
 /** An example as a user has it against the simulator, once they filled in what it asks for. */
-export const exampleForSimulator = (file: ExampleFile): WorkflowData => filledForSimulator(readExample(file));
+export const exampleForSimulator = (file: ExampleFile): WorkflowData =>
+	filledForSimulator(readExample(file));

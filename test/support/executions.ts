@@ -49,14 +49,26 @@ function queryString(query: ExecutionQuery, cursor?: string): string {
 }
 
 /** One page: the newest executions that match, and the cursor to the next page (undefined at the end). */
-export async function executionsPage(client: N8nClient, query: ExecutionQuery, cursor?: string): Promise<{ data: Execution[]; nextCursor?: string }> {
-	const page = await client.api('GET', `/executions?${queryString(query, cursor)}`).catch((error: unknown) => {
-		if (query.startedAfter && String(error).includes("Unknown query parameter 'startedAfter'")) return undefined;
-		return Promise.reject(error);
-	});
-	if (!page) return await startedAfterOn1x(client, { ...query, startedAfter: query.startedAfter as string }, cursor);
+export async function executionsPage(
+	client: N8nClient,
+	query: ExecutionQuery,
+	cursor?: string,
+): Promise<{ data: Execution[]; nextCursor?: string }> {
+	const page = await client
+		.api('GET', `/executions?${queryString(query, cursor)}`)
+		.catch((error: unknown) => {
+			if (query.startedAfter && String(error).includes("Unknown query parameter 'startedAfter'"))
+				return undefined;
+			return Promise.reject(error);
+		});
+	if (!page)
+		return await startedAfterOn1x(
+			client,
+			{ ...query, startedAfter: query.startedAfter as string },
+			cursor,
+		);
 	return {
-		data: ((page.data as unknown as Execution[] | undefined) ?? []),
+		data: (page.data as unknown as Execution[] | undefined) ?? [],
 		nextCursor: (page.nextCursor as string | null | undefined) ?? undefined,
 	};
 }
@@ -66,7 +78,11 @@ export async function executionsPage(client: N8nClient, query: ExecutionQuery, c
  * answers 400 "Unknown query parameter 'startedAfter'"; 2.41.1 has it): the page without it, newest
  * first, keeping the executions that started after it, and no next page once older ones appear.
  */
-async function startedAfterOn1x(client: N8nClient, query: ExecutionQuery & { startedAfter: string }, cursor?: string) {
+async function startedAfterOn1x(
+	client: N8nClient,
+	query: ExecutionQuery & { startedAfter: string },
+	cursor?: string,
+) {
 	const after = Date.parse(query.startedAfter);
 	const page = await executionsPage(client, { ...query, startedAfter: undefined }, cursor);
 	const newer = page.data.filter((e) => Date.parse(e.startedAt ?? '') > after);
@@ -74,7 +90,10 @@ async function startedAfterOn1x(client: N8nClient, query: ExecutionQuery & { sta
 }
 
 /** Every execution that matches, page after page. */
-export async function allExecutions(client: N8nClient, query: ExecutionQuery): Promise<Execution[]> {
+export async function allExecutions(
+	client: N8nClient,
+	query: ExecutionQuery,
+): Promise<Execution[]> {
 	const all: Execution[] = [];
 	let cursor: string | undefined;
 	do {
@@ -85,14 +104,22 @@ export async function allExecutions(client: N8nClient, query: ExecutionQuery): P
 	return all;
 }
 
-const isFinished = (execution: Execution) => execution.status !== 'running' && execution.status !== 'new';
+const isFinished = (execution: Execution) =>
+	execution.status !== 'running' && execution.status !== 'new';
 
 /** Waits until the workflow has at least `count` finished executions (the newest 250 are looked at) and returns them. */
-export async function finishedExecutions(client: N8nClient, workflowId: string, count: number, timeoutMs = 90_000): Promise<Execution[]> {
+export async function finishedExecutions(
+	client: N8nClient,
+	workflowId: string,
+	count: number,
+	timeoutMs = 90_000,
+): Promise<Execution[]> {
 	return await waitUntil(
 		`${count} finished executions of workflow ${workflowId}`,
 		async () => {
-			const list = (await executionsPage(client, { workflowId, includeData: true })).data.filter(isFinished);
+			const list = (await executionsPage(client, { workflowId, includeData: true })).data.filter(
+				isFinished,
+			);
 			return list.length >= count ? list : undefined;
 		},
 		{ timeoutMs, intervalMs: 200 },
@@ -101,7 +128,9 @@ export async function finishedExecutions(client: N8nClient, workflowId: string, 
 
 /** Whether n8n is running an execution (of the workflow, or of any). */
 export async function anyRunning(client: N8nClient, workflowId?: string): Promise<boolean> {
-	return (await executionsPage(client, { workflowId, status: 'running', limit: 1 })).data.length > 0;
+	return (
+		(await executionsPage(client, { workflowId, status: 'running', limit: 1 })).data.length > 0
+	);
 }
 
 /** Items a node output in an execution (output 0 unless told). */
@@ -115,7 +144,11 @@ export function nodeItems(execution: Execution, nodeName: string, output = 0): I
  * or new, and the same list twice in a row (a run that starts a moment after the delivery was
  * answered is still seen). After `timeoutMs` the list as it is then, running ones included.
  */
-export async function executionsSince(client: N8nClient, since: Date, timeoutMs = 20_000): Promise<Execution[]> {
+export async function executionsSince(
+	client: N8nClient,
+	since: Date,
+	timeoutMs = 20_000,
+): Promise<Execution[]> {
 	const startedAfter = since.toISOString();
 	const list = async () => [
 		...(await executionsPage(client, { status: 'running', startedAfter })).data,
@@ -126,7 +159,10 @@ export async function executionsSince(client: N8nClient, since: Date, timeoutMs 
 		'the executions of the delivery to finish',
 		async () => {
 			const now = await list();
-			const ids = now.map((e) => `${e.id}:${e.status}`).sort().join(',');
+			const ids = now
+				.map((e) => `${e.id}:${e.status}`)
+				.sort()
+				.join(',');
 			const stable = ids === previous && now.every(isFinished);
 			previous = ids;
 			return stable ? now : undefined;

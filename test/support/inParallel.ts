@@ -1,5 +1,9 @@
 /** `work` for every item, at most `limit` at once; the results in the items' order. */
-export async function inParallel<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
+export async function inParallel<T, R>(
+	items: T[],
+	limit: number,
+	work: (item: T) => Promise<R>,
+): Promise<R[]> {
 	const results: R[] = new Array<R>(items.length);
 	let next = 0;
 	await Promise.all(

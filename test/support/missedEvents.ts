@@ -10,7 +10,8 @@ export interface ListedMisses {
 	notKept: number;
 }
 
-const LIST = /\n\nMissed events \(id, type, when\): (.*?)\.(?: (\d+) more were missed, counted only \(beyond the \d+ kept one by one\)\.)?$/s;
+const LIST =
+	/\n\nMissed events \(id, type, when\): (.*?)\.(?: (\d+) more were missed, counted only \(beyond the \d+ kept one by one\)\.)?$/s;
 
 /** The events listed in a report's description, or undefined when it lists none (a holder of an earlier version). */
 export function missedEventsIn(description: string | null | undefined): ListedMisses | undefined {

@@ -53,7 +53,12 @@ export class N8nClient {
 	 */
 	constructor(
 		readonly baseUrl: string,
-		private readonly options: { apiKey?: string; owner?: Owner; browserId?: string; session?: Session } = {},
+		private readonly options: {
+			apiKey?: string;
+			owner?: Owner;
+			browserId?: string;
+			session?: Session;
+		} = {},
 	) {
 		if (options.session) {
 			this.cookie = options.session.cookie;
@@ -82,7 +87,12 @@ export class N8nClient {
 	}
 
 	/** Any request to n8n; the body parsed as JSON (or { text } when it is not JSON). */
-	async request(method: string, path: string, headers: Record<string, string>, body?: unknown): Promise<Answer & { response: Response }> {
+	async request(
+		method: string,
+		path: string,
+		headers: Record<string, string>,
+		body?: unknown,
+	): Promise<Answer & { response: Response }> {
 		const response = await fetchOnce(`${this.baseUrl}${path}`, {
 			method,
 			headers: { 'content-type': 'application/json', ...headers },
@@ -101,9 +111,16 @@ export class N8nClient {
 	/** The public API; throws on a 4xx or 5xx with what n8n said. */
 	async api(method: string, path: string, body?: unknown): Promise<IDataObject> {
 		if (!this.apiKey) throw new Error(`${method} /api/v1${path}: this client has no API key`);
-		const answer = await this.request(method, `/api/v1${path}`, { 'X-N8N-API-KEY': this.apiKey }, body);
+		const answer = await this.request(
+			method,
+			`/api/v1${path}`,
+			{ 'X-N8N-API-KEY': this.apiKey },
+			body,
+		);
 		if (answer.status >= 400) {
-			throw new Error(`${method} /api/v1${path} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+			throw new Error(
+				`${method} /api/v1${path} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+			);
 		}
 		return answer.body;
 	}
@@ -123,19 +140,35 @@ export class N8nClient {
 
 	/** One /rest request; whether it carried a session (so that a 401 means n8n refused that session). */
 
-	private async restOnce(method: string, path: string, body?: unknown): Promise<Answer & { sessionSent: boolean }> {
+	private async restOnce(
+		method: string,
+		path: string,
+		body?: unknown,
+	): Promise<Answer & { sessionSent: boolean }> {
 		const opensSession = path === '/login' || path === '/owner/setup';
 		const cookie = opensSession ? this.cookie : await this.sessionCookie();
-		const answer = await this.request(method, `/rest${path}`, { cookie, 'browser-id': this.browserId }, body);
+		const answer = await this.request(
+			method,
+			`/rest${path}`,
+			{ cookie, 'browser-id': this.browserId },
+			body,
+		);
 		const setCookie = answer.response.headers.get('set-cookie');
 		if (setCookie) this.cookie = setCookie.split(';')[0];
-		return { status: answer.status, body: answer.body, sessionSent: !opensSession && cookie !== '' };
+		return {
+			status: answer.status,
+			body: answer.body,
+			sessionSent: !opensSession && cookie !== '',
+		};
 	}
 
 	/** The internal REST API for setting n8n up: throws on a 4xx or 5xx, returns the answer's `data`. */
 	async restData(method: string, path: string, body?: unknown): Promise<IDataObject> {
 		const { status, body: answer } = await this.rest(method, path, body);
-		if (status >= 400) throw new Error(`${method} /rest${path} → ${status}: ${JSON.stringify(answer).slice(0, 300)}`);
+		if (status >= 400)
+			throw new Error(
+				`${method} /rest${path} → ${status}: ${JSON.stringify(answer).slice(0, 300)}`,
+			);
 		return (answer.data as IDataObject | undefined) ?? answer;
 	}
 
@@ -156,7 +189,10 @@ export class N8nClient {
 	async setupOwner(owner: Owner): Promise<void> {
 		this.options.owner = owner;
 		await this.restData('POST', '/owner/setup', owner);
-		await this.restData('POST', '/login', { emailOrLdapLoginId: owner.email, password: owner.password });
+		await this.restData('POST', '/login', {
+			emailOrLdapLoginId: owner.email,
+			password: owner.password,
+		});
 	}
 
 	/** An API key with every scope the owner may grant, used by this client from now on. */
@@ -176,7 +212,8 @@ export class N8nClient {
 	 * one this process's stacks started, N8N_VERSION.
 	 */
 	async n8nVersion(): Promise<string> {
-		this.version ??= ((await this.restData('GET', '/settings')).versionCli as string | undefined) ?? N8N_VERSION;
+		this.version ??=
+			((await this.restData('GET', '/settings')).versionCli as string | undefined) ?? N8N_VERSION;
 		return this.version;
 	}
 

@@ -12,7 +12,11 @@ export const PACKAGE_NAME = 'n8n-nodes-messaging-relay';
 function findRoot(from: string): string {
 	for (let dir = from; ; dir = dirname(dir)) {
 		const manifest = join(dir, 'package.json');
-		if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME) return dir;
+		if (
+			existsSync(manifest) &&
+			(JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === PACKAGE_NAME
+		)
+			return dir;
 		if (dirname(dir) === dir) throw new Error(`No package.json of ${PACKAGE_NAME} above ${from}`);
 	}
 }

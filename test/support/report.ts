@@ -8,7 +8,10 @@ import { join } from 'node:path';
 
 export function report(name: string, data: Record<string, unknown>): void {
 	const folder = process.env.RELAY_ARTIFACTS;
-	if (!folder) throw new Error('RELAY_ARTIFACTS is not set: run the suite with its jest config (test/e2e or test/e2e-queue)');
+	if (!folder)
+		throw new Error(
+			'RELAY_ARTIFACTS is not set: run the suite with its jest config (test/e2e or test/e2e-queue)',
+		);
 	const file = join(folder, `${name}.json`);
 	writeFileSync(file, JSON.stringify(data, null, 2));
 	console.log(`${name}: ${JSON.stringify(data, null, 2)}\n(saved to ${file})`);

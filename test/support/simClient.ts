@@ -14,7 +14,11 @@ export class SimClient {
 	constructor(readonly baseUrl: string) {}
 
 	/** Any control route (`path` after /__sim); the status is the caller's to judge. */
-	async call<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<SimAnswer<T>> {
+	async call<T = Record<string, unknown>>(
+		method: string,
+		path: string,
+		body?: unknown,
+	): Promise<SimAnswer<T>> {
 		const response = await fetch(`${this.baseUrl}/__sim${path}`, {
 			method,
 			headers: { 'content-type': 'application/json' },
@@ -33,7 +37,10 @@ export class SimClient {
 	/** A control route that must succeed; its answer. */
 	async ok<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
 		const answer = await this.call<T>(method, path, body);
-		if (answer.status >= 400) throw new Error(`simulator ${method} /__sim${path} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`);
+		if (answer.status >= 400)
+			throw new Error(
+				`simulator ${method} /__sim${path} → ${answer.status} ${JSON.stringify(answer.body).slice(0, 300)}`,
+			);
 		return answer.body;
 	}
 
@@ -56,11 +63,21 @@ export class SimClient {
 	 * `{ type }` a sample event, `{ event }` the given body; `secret` overrides the header (null
 	 * leaves it out). Returns what the webhook answered.
 	 */
-	async deliver(delivery: { type?: string; event?: unknown; account?: string; secret?: string | null; rawBody?: string }): Promise<Delivery> {
+	async deliver(delivery: {
+		type?: string;
+		event?: unknown;
+		account?: string;
+		secret?: string | null;
+		rawBody?: string;
+	}): Promise<Delivery> {
 		return await this.ok<Delivery>('POST', '/deliver', delivery);
 	}
 
-	async configure(settings: { latencyMs?: number; shape?: string; strictWebhookUrls?: boolean }): Promise<void> {
+	async configure(settings: {
+		latencyMs?: number;
+		shape?: string;
+		strictWebhookUrls?: boolean;
+	}): Promise<void> {
 		await this.ok('POST', '/config', settings);
 	}
 }

@@ -35,7 +35,8 @@ export async function waitUntil<T>(
 			lastError = error;
 		}
 		if (Date.now() - started >= timeoutMs) {
-			const cause = lastError === undefined ? '' : `: ${(lastError as Error)?.message ?? String(lastError)}`;
+			const cause =
+				lastError === undefined ? '' : `: ${(lastError as Error)?.message ?? String(lastError)}`;
 			throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}${cause}`);
 		}
 		await sleep(intervalMs);

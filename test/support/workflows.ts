@@ -39,13 +39,26 @@ async function credentialData(client: N8nClient, data: IDataObject): Promise<IDa
 	return { allowedHttpRequestDomains: 'all', ...data };
 }
 
-async function createCredential(client: N8nClient, name: string, type: string, data: IDataObject): Promise<CredentialRef> {
-	const created = await client.api('POST', '/credentials', { name, type, data: await credentialData(client, data) });
+async function createCredential(
+	client: N8nClient,
+	name: string,
+	type: string,
+	data: IDataObject,
+): Promise<CredentialRef> {
+	const created = await client.api('POST', '/credentials', {
+		name,
+		type,
+		data: await credentialData(client, data),
+	});
 	return { id: created.id as string, name };
 }
 
 /** A Messaging Relay credential for an account of the service (or the simulator) at `baseUrl`. */
-export async function relayCredential(client: N8nClient, name: string, account: { baseUrl: string; apiKey: string; authHeader?: string }) {
+export async function relayCredential(
+	client: N8nClient,
+	name: string,
+	account: { baseUrl: string; apiKey: string; authHeader?: string },
+) {
 	return await createCredential(client, name, 'messagingRelayApi', {
 		baseUrl: account.baseUrl,
 		apiKey: account.apiKey,
@@ -55,11 +68,20 @@ export async function relayCredential(client: N8nClient, name: string, account: 
 
 /** An OpenAI credential whose Base URL points at the loopback stand-in for the model API. */
 export async function openAiCredential(client: N8nClient, name: string, baseUrl: string) {
-	return await createCredential(client, name, 'openAiApi', { apiKey: 'sk-standin-not-a-real-key', url: baseUrl, organizationId: '', header: false });
+	return await createCredential(client, name, 'openAiApi', {
+		apiKey: 'sk-standin-not-a-real-key',
+		url: baseUrl,
+		organizationId: '',
+		header: false,
+	});
 }
 
 /** n8n's Header Auth credential (n8n's Webhook node checks the header itself): `name` header must equal `value`. */
-export async function headerAuthCredential(client: N8nClient, name: string, header: { name: string; value: string }) {
+export async function headerAuthCredential(
+	client: N8nClient,
+	name: string,
+	header: { name: string; value: string },
+) {
 	return await createCredential(client, name, 'httpHeaderAuth', header as unknown as IDataObject);
 }
 
@@ -78,11 +100,18 @@ export async function createWorkflow(client: N8nClient, workflow: WorkflowData):
  * Imports an example workflow as a user would, with each credential placeholder pointed at the
  * credential of that type; nothing else in it changes.
  */
-export async function importExample(client: N8nClient, example: WorkflowData, credentials: Record<string, CredentialRef>) {
+export async function importExample(
+	client: N8nClient,
+	example: WorkflowData,
+	credentials: Record<string, CredentialRef>,
+) {
 	const nodes = example.nodes.map((node) => {
 		const used = node.credentials as Record<string, unknown> | undefined;
 		if (!used) return node;
-		return { ...node, credentials: Object.fromEntries(Object.keys(used).map((type) => [type, credentials[type]])) };
+		return {
+			...node,
+			credentials: Object.fromEntries(Object.keys(used).map((type) => [type, credentials[type]])),
+		};
 	});
 	return { id: await createWorkflow(client, { ...example, nodes }), name: example.name };
 }
@@ -115,7 +144,10 @@ export function triggerWorkflowData(options: {
 			typeVersion: options.typeVersion ?? 1,
 			position: [0, 0],
 			webhookId: options.webhookId,
-			parameters: { events: options.events, ...(options.options ? { options: options.options } : {}) },
+			parameters: {
+				events: options.events,
+				...(options.options ? { options: options.options } : {}),
+			},
 			credentials,
 		},
 	];
@@ -134,10 +166,24 @@ export function triggerWorkflowData(options: {
 	}
 	if (options.waitSeconds !== undefined) {
 		// Under 65 s n8n waits in the running execution (Wait.node.js), not in its database.
-		nodes.push({ id: 'wait', name: 'Wait', type: 'n8n-nodes-base.wait', typeVersion: 1.1, position: [240, 0], parameters: { amount: options.waitSeconds, unit: 'seconds' } });
+		nodes.push({
+			id: 'wait',
+			name: 'Wait',
+			type: 'n8n-nodes-base.wait',
+			typeVersion: 1.1,
+			position: [240, 0],
+			parameters: { amount: options.waitSeconds, unit: 'seconds' },
+		});
 		connections['Relay Trigger'] = { main: [[{ node: 'Wait', type: 'main', index: 0 }]] };
 		if (options.thenFail !== undefined) {
-			nodes.push({ id: 'fail', name: 'Fail', type: 'n8n-nodes-base.stopAndError', typeVersion: 1, position: [480, 0], parameters: { errorMessage: options.thenFail } });
+			nodes.push({
+				id: 'fail',
+				name: 'Fail',
+				type: 'n8n-nodes-base.stopAndError',
+				typeVersion: 1,
+				position: [480, 0],
+				parameters: { errorMessage: options.thenFail },
+			});
 			connections.Wait = { main: [[{ node: 'Fail', type: 'main', index: 0 }]] };
 		}
 	}
@@ -145,4 +191,5 @@ export function triggerWorkflowData(options: {
 }
 
 /** The production webhook URL n8n gives a trigger node. */
-export const productionUrl = (n8nUrl: string, webhookId: string) => `${n8nUrl}/webhook/${webhookId}/webhook`;
+export const productionUrl = (n8nUrl: string, webhookId: string) =>
+	`${n8nUrl}/webhook/${webhookId}/webhook`;

@@ -12,19 +12,40 @@ import { resolveReplyTarget } from './replyOrigin';
  * with "Pause When a Person Replies" on. The registered webhook lists them (registeredUrl.ts); each gets a
  * `pause` hand-off signed with a key derived from the API key (signedHandoff.ts): nobody else can pause a chat.
  */
-export async function executeAutomaticReplies(this: IExecuteFunctions, operation: string, itemIndex: number): Promise<IDataObject> {
+export async function executeAutomaticReplies(
+	this: IExecuteFunctions,
+	operation: string,
+	itemIndex: number,
+): Promise<IDataObject> {
 	if (operation !== 'pauseReplies' && operation !== 'resumeReplies') {
-		throw new NodeOperationError(this.getNode(), `Unknown message operation "${operation}"`, { itemIndex });
+		throw new NodeOperationError(this.getNode(), `Unknown message operation "${operation}"`, {
+			itemIndex,
+		});
 	}
 	const pause = operation === 'pauseReplies';
 	const chat = chatOf.call(this, itemIndex);
-	const minutes = pause ? (this.getNodeParameter('pauseMinutes', itemIndex, 60) as number) : undefined;
+	const minutes = pause
+		? (this.getNodeParameter('pauseMinutes', itemIndex, 60) as number)
+		: undefined;
 	const registration = await accountTriggers.call(this, itemIndex, 'pause automatic replies');
 	const at = Date.now();
-	const command: PauseCommand = { chat: chatKey(chat), pause, at, ...(minutes !== undefined ? { minutes } : {}) };
-	const { answers } = await tellAllTriggers.call(this, registration, itemIndex, 'pause', JSON.stringify(command));
+	const command: PauseCommand = {
+		chat: chatKey(chat),
+		pause,
+		at,
+		...(minutes !== undefined ? { minutes } : {}),
+	};
+	const { answers } = await tellAllTriggers.call(
+		this,
+		registration,
+		itemIndex,
+		'pause',
+		JSON.stringify(command),
+	);
 	const triggerAnswers = answers.map(({ answer }) => answer);
-	const applied = triggerAnswers.filter((a) => a.kind === 'member' && (a.body as { applied?: unknown } | undefined)?.applied === true).length;
+	const applied = triggerAnswers.filter(
+		(a) => a.kind === 'member' && (a.body as { applied?: unknown } | undefined)?.applied === true,
+	).length;
 	const notReached = triggerAnswers.filter((a) => a.kind === 'unavailable').length;
 
 	if (applied === 0) {
@@ -45,7 +66,11 @@ export async function executeAutomaticReplies(this: IExecuteFunctions, operation
 	return {
 		chatId: chat,
 		automaticReplies: pause ? 'paused' : 'resumed',
-		until: !pause ? null : minutes === 0 ? 'resumed by hand' : new Date(at + (minutes as number) * 60_000).toISOString(),
+		until: !pause
+			? null
+			: minutes === 0
+				? 'resumed by hand'
+				: new Date(at + (minutes as number) * 60_000).toISOString(),
 		workflows: applied,
 		...(notReached > 0 ? { notReached } : {}),
 	};
@@ -58,10 +83,14 @@ function chatOf(this: IExecuteFunctions, itemIndex: number): string {
 	try {
 		return resolveReplyTarget.call(this, itemIndex).chatId;
 	} catch {
-		throw new NodeOperationError(this.getNode(), `No chat to ${this.getNodeParameter('operation', itemIndex) === 'pauseReplies' ? 'pause' : 'resume'} [item ${itemIndex}]`, {
-			itemIndex,
-			description:
-				'Type a chat ID or phone number in "Chat", or connect this node after a Messaging Relay Trigger (directly or through an AI Agent) and leave "Chat" empty: it then acts on the chat of the message the item came from.',
-		});
+		throw new NodeOperationError(
+			this.getNode(),
+			`No chat to ${this.getNodeParameter('operation', itemIndex) === 'pauseReplies' ? 'pause' : 'resume'} [item ${itemIndex}]`,
+			{
+				itemIndex,
+				description:
+					'Type a chat ID or phone number in "Chat", or connect this node after a Messaging Relay Trigger (directly or through an AI Agent) and leave "Chat" empty: it then acts on the chat of the message the item came from.',
+			},
+		);
 	}
 }

@@ -31,7 +31,13 @@ async function sendMessage(
 	// The response body is not specified: whatever the service returns is kept, on top of
 	// what was sent, so the item always says where the message went.
 	const sent = body === undefined ? {} : unwrapObject(body, ['message', 'data']);
-	const parsed = parseResource(nodeOf(this), sentMessageSchema, sent, 'the sent message', itemIndex);
+	const parsed = parseResource(
+		nodeOf(this),
+		sentMessageSchema,
+		sent,
+		'the sent message',
+		itemIndex,
+	);
 	return { channelId, to, text, ...parsed };
 }
 
@@ -56,7 +62,10 @@ interface PreparedMessage {
  * input item (`output`). Only that default answer is converted by "Automatic" formatting: a
  * text the user wrote (perhaps already in WhatsApp style) goes out as written.
  */
-function replyText(this: IExecuteFunctions, itemIndex: number): { text: string; isAgentAnswer: boolean } {
+function replyText(
+	this: IExecuteFunctions,
+	itemIndex: number,
+): { text: string; isAgentAnswer: boolean } {
 	const typed = this.getNodeParameter('text', itemIndex, '') as unknown;
 	const typedText = typeof typed === 'string' ? typed : typed == null ? '' : String(typed);
 	if (typedText.trim() !== '') return { text: typedText, isAgentAnswer: false };
@@ -103,7 +112,10 @@ function prepare(this: IExecuteFunctions, operation: string, itemIndex: number):
 
 function errorItem(error: unknown, itemIndex: number): INodeExecutionData {
 	const { message, description } = error as { message: string; description?: string };
-	return { json: { error: message, ...(description ? { description } : {}) }, pairedItem: { item: itemIndex } };
+	return {
+		json: { error: message, ...(description ? { description } : {}) },
+		pairedItem: { item: itemIndex },
+	};
 }
 
 /**
@@ -133,11 +145,21 @@ export async function executeMessages(
 		}
 	}
 
-	const limit = this.getNodeParameter('options.messagesInFlight', 0, DEFAULT_MESSAGES_IN_FLIGHT) as number;
+	const limit = this.getNodeParameter(
+		'options.messagesInFlight',
+		0,
+		DEFAULT_MESSAGES_IN_FLIGHT,
+	) as number;
 	let firstError: unknown;
 	await runChatOrdered(ready, limit, async (message) => {
 		try {
-			const json = await sendMessage.call(this, message.itemIndex, message.channelId, message.to, message.text);
+			const json = await sendMessage.call(
+				this,
+				message.itemIndex,
+				message.channelId,
+				message.to,
+				message.text,
+			);
 			results[message.itemIndex] = { json, pairedItem: { item: message.itemIndex } };
 			return true;
 		} catch (error) {

@@ -60,7 +60,9 @@ function jsonOf(resolved: unknown): IDataObject | undefined {
 	if (typeof resolved !== 'object' || resolved === null) return undefined;
 	// The data proxy returns the whole item, or only its json in n8n's "combined" binary mode.
 	const item = resolved as INodeExecutionData;
-	return typeof item.json === 'object' && item.json !== null ? item.json : (resolved as IDataObject);
+	return typeof item.json === 'object' && item.json !== null
+		? item.json
+		: (resolved as IDataObject);
 }
 
 type MatchingItem = (nodeName: string) => { itemMatching: (index: number) => unknown };
@@ -99,7 +101,7 @@ export function resolveReplyTarget(this: IExecuteFunctions, itemIndex: number): 
 				'Reply answers a message from a Messaging Relay Trigger (event "message.received"): it reads "chatId" and "channelId" from its input item, ' +
 				(candidates.length === 0
 					? 'and no node is connected before this one. '
-					: 'or finds them through n8n\'s item pairing in the nodes before it, and none of them leads back to such a message. ') +
+					: "or finds them through n8n's item pairing in the nodes before it, and none of them leads back to such a message. ") +
 				'Connect this node after the trigger, or use Send and set From Number and To. Nodes in between are fine when they keep item pairing (the AI Agent does, as do Edit Fields and Code in "Run Once for Each Item" mode).' +
 				(problems.length > 0 ? ` Details: ${problems.join('; ')}` : ''),
 		},

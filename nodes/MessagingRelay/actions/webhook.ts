@@ -19,7 +19,12 @@ export async function executeWebhook(
 	}
 
 	if (operation === 'set') {
-		const url = requireHttpsUrl(this.getNode(), this.getNodeParameter('url', itemIndex), 'URL', itemIndex);
+		const url = requireHttpsUrl(
+			this.getNode(),
+			this.getNodeParameter('url', itemIndex),
+			'URL',
+			itemIndex,
+		);
 		const includeSecret = this.getNodeParameter('includeSecret', itemIndex, false) as boolean;
 		const webhook = await registerWebhook.call(this, url, itemIndex);
 		const { secret, ...visible } = webhook;

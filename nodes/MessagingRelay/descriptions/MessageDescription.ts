@@ -27,7 +27,7 @@ export const messageOperations: INodeProperties[] = [
 				value: 'reply',
 				action: 'Reply to a received message',
 				description:
-					'Answer a received message on the same chat and number: connect it after the Messaging Relay Trigger (directly or after an AI Agent) and type the text, or leave it empty to send the agent\'s answer',
+					"Answer a received message on the same chat and number: connect it after the Messaging Relay Trigger (directly or after an AI Agent) and type the text, or leave it empty to send the agent's answer",
 			},
 			{
 				name: 'Resume Automatic Replies',
@@ -97,7 +97,8 @@ export const messageFields: INodeProperties[] = [
 		type: 'number',
 		default: 60,
 		typeOptions: { minValue: 0 },
-		description: 'How long the chat stays paused. 0 pauses it until Resume Automatic Replies (or the trigger\'s resume keyword).',
+		description:
+			"How long the chat stays paused. 0 pauses it until Resume Automatic Replies (or the trigger's resume keyword).",
 		displayOptions: showFor(['pauseReplies']),
 	},
 	numberLocator({
@@ -157,7 +158,7 @@ export const messageFields: INodeProperties[] = [
 		type: 'string',
 		default: '',
 		typeOptions: { rows: 4 },
-		placeholder: 'Leave empty to send the AI Agent\'s answer',
+		placeholder: "Leave empty to send the AI Agent's answer",
 		description:
 			'The message body. Left empty, Reply sends the answer of an AI Agent before it (the "output" field of the input item).',
 		displayOptions: showFor(['reply']),
@@ -182,7 +183,7 @@ export const messageFields: INodeProperties[] = [
 						name: 'Automatic',
 						value: 'auto',
 						description:
-							'Convert the AI Agent\'s answer that Reply sends when Text is left empty; send typed text as written',
+							"Convert the AI Agent's answer that Reply sends when Text is left empty; send typed text as written",
 					},
 					{
 						name: 'Convert Markdown to WhatsApp',
@@ -213,8 +214,16 @@ export const messageFields: INodeProperties[] = [
 		type: 'options',
 		default: 'freeText',
 		options: [
-			{ name: 'Free Text', value: 'freeText', description: 'The next message of the contact in that chat, whatever it says' },
-			{ name: 'Approval', value: 'approval', description: 'Yes or no: the output has "approved" (true or false) and "decision"' },
+			{
+				name: 'Free Text',
+				value: 'freeText',
+				description: 'The next message of the contact in that chat, whatever it says',
+			},
+			{
+				name: 'Approval',
+				value: 'approval',
+				description: 'Yes or no: the output has "approved" (true or false) and "decision"',
+			},
 		],
 		displayOptions: showFor(['sendAndWait']),
 	},
@@ -224,7 +233,9 @@ export const messageFields: INodeProperties[] = [
 		type: 'collection',
 		placeholder: 'Add option',
 		default: {},
-		displayOptions: { show: { resource: ['message'], operation: ['sendAndWait'], responseType: ['approval'] } },
+		displayOptions: {
+			show: { resource: ['message'], operation: ['sendAndWait'], responseType: ['approval'] },
+		},
 		options: [
 			{
 				displayName: 'Ask Again Text',
@@ -239,7 +250,8 @@ export const messageFields: INodeProperties[] = [
 				type: 'number',
 				default: 1,
 				typeOptions: { minValue: 0 },
-				description: 'How many unclear answers are met with the Ask Again Text before the workflow continues with decision "unclear"',
+				description:
+					'How many unclear answers are met with the Ask Again Text before the workflow continues with decision "unclear"',
 			},
 			{
 				displayName: 'No Words',
@@ -269,8 +281,11 @@ export const messageFields: INodeProperties[] = [
 				displayName: 'Limit Wait Time',
 				name: 'limitWaitTime',
 				type: 'fixedCollection',
-				default: { values: { limitType: 'afterTimeInterval', resumeAmount: 45, resumeUnit: 'minutes' } },
-				description: 'Continue without an answer after a time (the output is then the input item, without "answered"). n8n checks waits about once a minute.',
+				default: {
+					values: { limitType: 'afterTimeInterval', resumeAmount: 45, resumeUnit: 'minutes' },
+				},
+				description:
+					'Continue without an answer after a time (the output is then the input item, without "answered"). n8n checks waits about once a minute.',
 				options: [
 					{
 						displayName: 'Values',
@@ -322,7 +337,8 @@ export const messageFields: INodeProperties[] = [
 				name: 'passReplyOn',
 				type: 'boolean',
 				default: false,
-				description: 'Whether the answer also starts the trigger workflows as a new message. Off, an auto-reply or assistant does not answer "yes" or "1" as well.',
+				description:
+					'Whether the answer also starts the trigger workflows as a new message. Off, an auto-reply or assistant does not answer "yes" or "1" as well.',
 			},
 		],
 	},

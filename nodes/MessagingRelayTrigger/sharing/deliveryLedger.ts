@@ -44,13 +44,24 @@ export class DeliveryLedger {
 	) {}
 
 	/** What this process and the workflow's static data know of the delivery, if it is not too old. */
-	find(context: ListenerContext, state: WebhookState, id: string, now = Date.now()): LedgerEntry | undefined {
+	find(
+		context: ListenerContext,
+		state: WebhookState,
+		id: string,
+		now = Date.now(),
+	): LedgerEntry | undefined {
 		const entry = merged(this.inMemory.get(processKey(context))?.[id], state[this.field]?.[id]);
 		return entry && now - entry.at <= this.bounds.maxAgeMs ? entry : undefined;
 	}
 
 	/** Adds `entry` to what is known of the delivery (both copies; static data gets the union). */
-	record(context: LedgerContext, state: WebhookState, id: string, entry: LedgerEntry, now = Date.now()) {
+	record(
+		context: LedgerContext,
+		state: WebhookState,
+		id: string,
+		entry: LedgerEntry,
+		now = Date.now(),
+	) {
 		const key = processKey(context);
 		const memory = this.remember(key, id, entry, now, context);
 		const union: Record<string, LedgerEntry> = { ...(state[this.field] ?? {}) };
@@ -93,7 +104,13 @@ export class DeliveryLedger {
 	 * waits up to a minute for n8n to give it up, and forwards that ended meanwhile would save it
 	 * (queue hard-kill test, CI after the 5,000 soak: qd-7000040 lost).
 	 */
-	recordUntilAnswered(context: LedgerContext, state: WebhookState, id: string, response: AnswerEvents, now = Date.now()) {
+	recordUntilAnswered(
+		context: LedgerContext,
+		state: WebhookState,
+		id: string,
+		response: AnswerEvents,
+		now = Date.now(),
+	) {
 		const key = processKey(context);
 		this.remember(key, id, { at: now }, now, context);
 		const running = runningKey(key, id);
@@ -103,7 +120,8 @@ export class DeliveryLedger {
 			if (settled) return;
 			settled = true;
 			this.running.delete(running);
-			if (!(response.writableFinished && response.statusCode < 300)) this.forget(context, state, id);
+			if (!(response.writableFinished && response.statusCode < 300))
+				this.forget(context, state, id);
 		};
 		response.once('finish', settle);
 		response.once('close', settle);
@@ -116,11 +134,19 @@ export class DeliveryLedger {
 
 	/** Whether the record holds anything at all (in this process or in static data). */
 	isEmpty(context: ListenerContext, state: WebhookState): boolean {
-		return !this.inMemory.has(processKey(context)) && Object.keys(state[this.field] ?? {}).length === 0;
+		return (
+			!this.inMemory.has(processKey(context)) && Object.keys(state[this.field] ?? {}).length === 0
+		);
 	}
 
 	/** Adds `entry` to this process's copy only; returns that copy. */
-	private remember(key: string, id: string, entry: LedgerEntry, now: number, context?: LedgerContext): Record<string, LedgerEntry> {
+	private remember(
+		key: string,
+		id: string,
+		entry: LedgerEntry,
+		now: number,
+		context?: LedgerContext,
+	): Record<string, LedgerEntry> {
 		const memory = this.inMemory.get(key) ?? {};
 		memory[id] = merged(memory[id], entry)!;
 		this.prune(memory, now, context);
@@ -169,11 +195,16 @@ function merged(a: LedgerEntry | undefined, b: LedgerEntry | undefined): LedgerE
  * oldest were pruned and their redeliveries ran the holder again (set-aside soak, docs/design §3), and
  * any count would do the same to a longer incident (docs/design/account-state.md).
  */
-export const holderLedger = new DeliveryLedger('pending', { maxEntries: Number.POSITIVE_INFINITY, maxAgeMs: 60 * 60_000 });
+export const holderLedger = new DeliveryLedger('pending', {
+	maxEntries: Number.POSITIVE_INFINITY,
+	maxAgeMs: 60 * 60_000,
+});
 
 /**
  * A member's record: 15 minutes, at most 2,000 forwarded events (each an object that n8n wraps on every
  * delivery to the member: docs/design/account-state.md); dropping one still within its 15 minutes is logged.
  */
-export const memberLedger = new DeliveryLedger('taken', { maxEntries: 2_000, maxAgeMs: 15 * 60_000 });
-
+export const memberLedger = new DeliveryLedger('taken', {
+	maxEntries: 2_000,
+	maxAgeMs: 15 * 60_000,
+});

@@ -1,7 +1,14 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { holderLedger } from './deliveryLedger';
-import { carryToStaticData, failedHandoff, isSetAside, missedEvent, setAsideLimits, tookHandoff } from './memberHealth';
+import {
+	carryToStaticData,
+	failedHandoff,
+	isSetAside,
+	missedEvent,
+	setAsideLimits,
+	tookHandoff,
+} from './memberHealth';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
 import { allMembers, parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
@@ -29,7 +36,11 @@ export interface FanOutResult {
 	countOwnRunAs?: string;
 }
 
-const NOTHING_SHARED: FanOutResult = { retryLater: false, selfAlreadyRan: false, selfOffered: false };
+const NOTHING_SHARED: FanOutResult = {
+	retryLater: false,
+	selfAlreadyRan: false,
+	selfOffered: false,
+};
 
 /**
  * `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts), `event` what a
@@ -59,14 +70,29 @@ export async function fanOut(
 	const earlier = holderLedger.find(context, state, id);
 	const alreadyRan = new Set(earlier?.ran ?? []);
 	// Its own runs set aside: offered like a set-aside member's, by a hand-off to its own URL.
-	const offerSelf = runsSelfAtEnd && targets.length > 0 && !alreadyRan.has(SELF) && !alreadyRan.has(ownPath) && isSetAside(context, state, ownPath);
-	const toSend = [...targets.filter((path) => !alreadyRan.has(path)), ...(offerSelf ? [ownPath] : [])];
+	const offerSelf =
+		runsSelfAtEnd &&
+		targets.length > 0 &&
+		!alreadyRan.has(SELF) &&
+		!alreadyRan.has(ownPath) &&
+		isSetAside(context, state, ownPath);
+	const toSend = [
+		...targets.filter((path) => !alreadyRan.has(path)),
+		...(offerSelf ? [ownPath] : []),
+	];
 	// A set-aside member is offered the event once, briefly; its failure is a miss, not a 503.
 	const setAside = new Set(toSend.filter((path) => isSetAside(context, state, path)));
 	const answers = await Promise.all(
 		toSend.map(async (path) => {
 			const once = setAside.has(path) ? { timeoutMs: setAsideLimits.offerTimeoutMs } : undefined;
-			return await sendHandoff(context, key, 'event', `${registration.origin}${path}`, rawBody, once);
+			return await sendHandoff(
+				context,
+				key,
+				'event',
+				`${registration.origin}${path}`,
+				rawBody,
+				once,
+			);
 		}),
 	);
 
@@ -113,8 +139,14 @@ export async function fanOut(
 		return { retryLater: true, selfAlreadyRan, selfOffered: offerSelf };
 	}
 	if (earlier) holderLedger.forget(context, state, id);
-	const countOwnRunAs = runsSelfAtEnd && targets.length > 0 && !offerSelf && !selfAlreadyRan ? ownPath : undefined;
-	return { retryLater: false, selfAlreadyRan, selfOffered: offerSelf, ...(countOwnRunAs ? { countOwnRunAs } : {}) };
+	const countOwnRunAs =
+		runsSelfAtEnd && targets.length > 0 && !offerSelf && !selfAlreadyRan ? ownPath : undefined;
+	return {
+		retryLater: false,
+		selfAlreadyRan,
+		selfOffered: offerSelf,
+		...(countOwnRunAs ? { countOwnRunAs } : {}),
+	};
 }
 
 /**

@@ -1,7 +1,11 @@
 import { z } from 'zod';
 
 import { processKey, type ListenerContext } from '../../shared/processKey';
-import type { MemberRecord, MissedEntry, WebhookState } from '../../shared/sharedWebhook/webhookState';
+import type {
+	MemberRecord,
+	MissedEntry,
+	WebhookState,
+} from '../../shared/sharedWebhook/webhookState';
 
 /**
  * The holder's view of each member's ability to take forwarded events, and what a member that
@@ -26,7 +30,6 @@ export const setAsideLimits = {
 	missedKept: 500,
 };
 
-
 /**
  * What a set-aside member is told it missed (the `missed` hand-off's answer). The member parses
  * the answer with this schema: `events` is optional because a holder of an earlier version answers
@@ -49,12 +52,18 @@ export type MissedSummary = z.infer<typeof missedSummarySchema>;
 
 const inMemory = new Map<string, Record<string, MemberRecord>>();
 
-function mergeRecord(a: MemberRecord | undefined, b: MemberRecord | undefined): MemberRecord | undefined {
+function mergeRecord(
+	a: MemberRecord | undefined,
+	b: MemberRecord | undefined,
+): MemberRecord | undefined {
 	if (!a || !b) return a ?? b;
 	const [newer, older] = a.changedAt >= b.changedAt ? [a, b] : [b, a];
 	const clearedUpTo = Math.max(a.clearedUpTo ?? 0, b.clearedUpTo ?? 0);
 	const missed: Record<string, MissedEntry> = {};
-	for (const [id, miss] of [...Object.entries(older.missed ?? {}), ...Object.entries(newer.missed ?? {})]) {
+	for (const [id, miss] of [
+		...Object.entries(older.missed ?? {}),
+		...Object.entries(newer.missed ?? {}),
+	]) {
 		if (miss[1] > clearedUpTo) missed[id] = miss;
 	}
 	const merged: MemberRecord = { ...newer, missed };
@@ -63,7 +72,11 @@ function mergeRecord(a: MemberRecord | undefined, b: MemberRecord | undefined): 
 	return merged;
 }
 
-function read(context: ListenerContext, state: WebhookState, path: string): MemberRecord | undefined {
+function read(
+	context: ListenerContext,
+	state: WebhookState,
+	path: string,
+): MemberRecord | undefined {
 	return mergeRecord(inMemory.get(processKey(context))?.[path], state.members?.[path]);
 }
 
@@ -81,7 +94,12 @@ export function isSetAside(context: ListenerContext, state: WebhookState, path: 
 }
 
 /** The member took a hand-off: it is taking events again. Writes only if it was not. */
-export function tookHandoff(context: ListenerContext, state: WebhookState, path: string, now = Date.now()) {
+export function tookHandoff(
+	context: ListenerContext,
+	state: WebhookState,
+	path: string,
+	now = Date.now(),
+) {
 	const record = read(context, state, path);
 	if (!record || (record.failures === 0 && record.setAsideAt === undefined)) return;
 	const kept: MemberRecord = { ...record, failures: 0, changedAt: now };
@@ -94,13 +112,24 @@ export function tookHandoff(context: ListenerContext, state: WebhookState, path:
  * A hand-off to the member failed after its tries. Returns whether the member is (now) set aside:
  * then the event counts as missed for it (`missedEvent`), not as a reason to answer 503.
  */
-export function failedHandoff(context: ListenerContext, state: WebhookState, path: string, now = Date.now()): { setAside: boolean; justNow: boolean } {
+export function failedHandoff(
+	context: ListenerContext,
+	state: WebhookState,
+	path: string,
+	now = Date.now(),
+): { setAside: boolean; justNow: boolean } {
 	const record = read(context, state, path) ?? { changedAt: now, failures: 0 };
 	if (record.setAsideAt !== undefined) return { setAside: true, justNow: false };
 	const failures = record.failures + 1;
 	const since = record.failures > 0 && record.since !== undefined ? record.since : now;
 	const setAside = failures >= setAsideLimits.failures && now - since >= setAsideLimits.spanMs;
-	write(context, state, path, { ...record, failures, since, changedAt: now, ...(setAside ? { setAsideAt: now } : {}) });
+	write(context, state, path, {
+		...record,
+		failures,
+		since,
+		changedAt: now,
+		...(setAside ? { setAsideAt: now } : {}),
+	});
 	return { setAside, justNow: setAside };
 }
 
@@ -108,22 +137,44 @@ export function failedHandoff(context: ListenerContext, state: WebhookState, pat
  * A set-aside member did not take this event: it is recorded as missed for it, under the holder's
  * delivery id `id` (a redelivery is one miss), with the id its report names it by.
  */
-export function missedEvent(context: ListenerContext, state: WebhookState, path: string, id: string, event: { type: string; missedId: string }, now = Date.now()) {
+export function missedEvent(
+	context: ListenerContext,
+	state: WebhookState,
+	path: string,
+	id: string,
+	event: { type: string; missedId: string },
+	now = Date.now(),
+) {
 	const record = read(context, state, path) ?? { changedAt: now, failures: 0 };
 	const missed = { ...(record.missed ?? {}) };
 	let uncounted = record.missedUncounted ?? 0;
 	if (missed[id] === undefined) {
-		if (Object.keys(missed).length < setAsideLimits.missedKept) missed[id] = [event.type, now, event.missedId];
+		if (Object.keys(missed).length < setAsideLimits.missedKept)
+			missed[id] = [event.type, now, event.missedId];
 		else uncounted += 1;
 	}
-	write(context, state, path, { ...record, missed, ...(uncounted > 0 ? { missedUncounted: uncounted } : {}), changedAt: Math.max(record.changedAt, now) });
+	write(context, state, path, {
+		...record,
+		missed,
+		...(uncounted > 0 ? { missedUncounted: uncounted } : {}),
+		changedAt: Math.max(record.changedAt, now),
+	});
 }
 
 /** What the member at `path` missed and was not told yet, or undefined. */
-export function missedSummary(context: ListenerContext, state: WebhookState, path: string, now = Date.now()): MissedSummary | undefined {
+export function missedSummary(
+	context: ListenerContext,
+	state: WebhookState,
+	path: string,
+	now = Date.now(),
+): MissedSummary | undefined {
 	const record = read(context, state, path);
 	// A miss recorded before the event's own id was kept is named by the holder's delivery id.
-	const misses = Object.entries(record?.missed ?? {}).map(([ledgerId, [type, at, missedId]]) => ({ id: missedId ?? `delivery ${ledgerId}`, type, at }));
+	const misses = Object.entries(record?.missed ?? {}).map(([ledgerId, [type, at, missedId]]) => ({
+		id: missedId ?? `delivery ${ledgerId}`,
+		type,
+		at,
+	}));
 	const uncounted = record?.missedUncounted ?? 0;
 	if (misses.length === 0 && uncounted === 0) return undefined;
 	const types: Record<string, number> = {};
@@ -141,11 +192,23 @@ export function missedSummary(context: ListenerContext, state: WebhookState, pat
 }
 
 /** The member reported its misses up to `upTo`: forget them (and the uncounted ones). */
-export function forgetMissed(context: ListenerContext, state: WebhookState, path: string, upTo: number) {
+export function forgetMissed(
+	context: ListenerContext,
+	state: WebhookState,
+	path: string,
+	upTo: number,
+) {
 	const record = read(context, state, path);
 	if (!record) return;
-	const missed = Object.fromEntries(Object.entries(record.missed ?? {}).filter(([, [, at]]) => at > upTo));
-	const kept: MemberRecord = { ...record, missed, clearedUpTo: Math.max(record.clearedUpTo ?? 0, upTo), changedAt: Math.max(record.changedAt + 1, Date.now()) };
+	const missed = Object.fromEntries(
+		Object.entries(record.missed ?? {}).filter(([, [, at]]) => at > upTo),
+	);
+	const kept: MemberRecord = {
+		...record,
+		missed,
+		clearedUpTo: Math.max(record.clearedUpTo ?? 0, upTo),
+		changedAt: Math.max(record.changedAt + 1, Date.now()),
+	};
 	delete kept.missedUncounted;
 	write(context, state, path, kept);
 }
@@ -162,7 +225,8 @@ export function carryToStaticData(context: ListenerContext, state: WebhookState,
 	const memory = inMemory.get(processKey(context))?.[path];
 	const stored = state.members?.[path];
 	if (!memory || (stored && stored.changedAt >= memory.changedAt)) return;
-	const counted = (record: MemberRecord | undefined) => Math.min(record?.failures ?? 0, setAsideLimits.failures);
+	const counted = (record: MemberRecord | undefined) =>
+		Math.min(record?.failures ?? 0, setAsideLimits.failures);
 	const differs =
 		!stored ||
 		stored.setAsideAt !== memory.setAsideAt ||

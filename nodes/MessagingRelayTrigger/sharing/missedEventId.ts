@@ -15,7 +15,10 @@
 export function missedEventId(body: unknown, ledgerId: string): string {
 	const event = body !== null && typeof body === 'object' ? (body as Record<string, unknown>) : {};
 	if (typeof event.deliveryId === 'string' && event.deliveryId !== '') return event.deliveryId;
-	const message = event.message !== null && typeof event.message === 'object' ? (event.message as Record<string, unknown>) : undefined;
+	const message =
+		event.message !== null && typeof event.message === 'object'
+			? (event.message as Record<string, unknown>)
+			: undefined;
 	if (typeof message?.id === 'string' && message.id !== '') return `message ${message.id}`;
 	return `delivery ${ledgerId}`;
 }

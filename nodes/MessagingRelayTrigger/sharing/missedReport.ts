@@ -10,20 +10,33 @@ import { webhookState } from '../../shared/sharedWebhook/webhookState';
  * reported that, tells the holder up to when, so the holder forgets those. Two signed `missed`
  * hand-offs; a holder that cannot be reached is asked again at the next check.
  */
-export async function askWhatWasMissed(context: ITriggerFunctions, holderUrl: string): Promise<MissedSummary | undefined> {
+export async function askWhatWasMissed(
+	context: ITriggerFunctions,
+	holderUrl: string,
+): Promise<MissedSummary | undefined> {
 	return await missedHandoff(context, holderUrl, {});
 }
 
-export async function confirmReported(context: ITriggerFunctions, holderUrl: string, upTo: number): Promise<void> {
+export async function confirmReported(
+	context: ITriggerFunctions,
+	holderUrl: string,
+	upTo: number,
+): Promise<void> {
 	await missedHandoff(context, holderUrl, { reportedUpTo: upTo });
 }
 
-async function missedHandoff(context: ITriggerFunctions, holderUrl: string, extra: Record<string, number>): Promise<MissedSummary | undefined> {
+async function missedHandoff(
+	context: ITriggerFunctions,
+	holderUrl: string,
+	extra: Record<string, number>,
+): Promise<MissedSummary | undefined> {
 	const { shareKey, ownUrl } = webhookState(context);
 	if (!shareKey || !ownUrl) return undefined;
 	const body = JSON.stringify({ member: new URL(ownUrl).pathname, ...extra });
 	const answer = await sendHandoff(context, shareKey, 'missed', holderUrl, body);
 	if (answer.kind !== 'member') return undefined;
-	const parsed = missedSummarySchema.safeParse((answer.body as { missed?: unknown } | undefined)?.missed);
+	const parsed = missedSummarySchema.safeParse(
+		(answer.body as { missed?: unknown } | undefined)?.missed,
+	);
 	return parsed.success && parsed.data.count > 0 ? parsed.data : undefined;
 }

@@ -4,7 +4,12 @@ import { webhookResourceUrl } from '../../shared/n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { takeOver } from '../../shared/sharedWebhook/registration';
 import { waitSchema, type Wait } from '../../shared/sendAndWait/wait';
-import { otherWaitsInChat, recordWait, WAIT_CAPACITY, waitStored } from '../../shared/sendAndWait/waitingRuns';
+import {
+	otherWaitsInChat,
+	recordWait,
+	WAIT_CAPACITY,
+	waitStored,
+} from '../../shared/sendAndWait/waitingRuns';
 import { proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 import type { Answer } from '../../shared/answerRequest';
@@ -33,32 +38,64 @@ export async function receiveHandoff(
 	const ownPath = new URL(ownUrl).pathname;
 	if (!state.shareKey) {
 		// Published a moment ago and n8n has not saved the key yet: the holder retries.
-		return { kind: 'answer', status: 503, body: { error: 'This trigger is not ready for hand-offs yet' }, headers: { 'Retry-After': '2' } };
+		return {
+			kind: 'answer',
+			status: 503,
+			body: { error: 'This trigger is not ready for hand-offs yet' },
+			headers: { 'Retry-After': '2' },
+		};
 	}
-	const check = verifyHandoff(state.shareKey, context.getHeaderData() as Record<string, unknown>, ownPath, body);
-	if (!check.ok) return { kind: 'answer', status: 401, body: { error: `Invalid hand-off: ${check.reason}` } };
+	const check = verifyHandoff(
+		state.shareKey,
+		context.getHeaderData() as Record<string, unknown>,
+		ownPath,
+		body,
+	);
+	if (!check.ok)
+		return { kind: 'answer', status: 401, body: { error: `Invalid hand-off: ${check.reason}` } };
 
 	const proof = proofFor(state.shareKey, check.nonce, ownPath);
 	if (check.op === 'event') return { kind: 'event' };
 	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
-	if (check.op === 'missed') return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
+	if (check.op === 'missed')
+		return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
 	if (check.op === 'pause') return { kind: 'pause', proof };
 	// Answered once n8n saved it: "recorded" means in the database, not in this process only.
-	if (check.op === 'wait') return { kind: 'answer', status: 200, body: { proof, ...answerWait(context, state, body) }, afterSave: true };
-	if (check.op === 'resume') return { kind: 'answer', status: 400, body: { error: 'A trigger does not take resumes' } };
+	if (check.op === 'wait')
+		return {
+			kind: 'answer',
+			status: 200,
+			body: { proof, ...answerWait(context, state, body) },
+			afterSave: true,
+		};
+	if (check.op === 'resume')
+		return { kind: 'answer', status: 400, body: { error: 'A trigger does not take resumes' } };
 
 	// takeover. A test listener's static data is not saved by n8n: it must never hold the registration.
-	if (isTest) return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
+	if (isTest)
+		return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
 	const leaving = (context.getBodyData() as { leaving?: unknown }).leaving;
 	if (typeof leaving !== 'string' || !leaving.startsWith('/')) {
-		return { kind: 'answer', status: 400, body: { error: 'A takeover names the leaving trigger\'s path' } };
+		return {
+			kind: 'answer',
+			status: 400,
+			body: { error: "A takeover names the leaving trigger's path" },
+		};
 	}
 	try {
-		const result = await takeOver(context, { url: ownUrl, key: state.shareKey, isTest: false }, leaving);
+		const result = await takeOver(
+			context,
+			{ url: ownUrl, key: state.shareKey, isTest: false },
+			leaving,
+		);
 		// Answered only after n8n saved the new secret, so the leaver knows deliveries will verify.
 		return { kind: 'answer', status: 200, body: { proof, result }, afterSave: true };
 	} catch (error) {
-		return { kind: 'answer', status: 502, body: { error: `Could not take over: ${(error as Error).message}` } };
+		return {
+			kind: 'answer',
+			status: 502,
+			body: { error: `Could not take over: ${(error as Error).message}` },
+		};
 	}
 }
 
@@ -67,7 +104,10 @@ export async function receiveHandoff(
  * reported them up to a time (`{"member": path, "reportedUpTo": ms}`): memberHealth.ts.
  */
 function answerMissed(context: IWebhookFunctions, state: WebhookState): IDataObject {
-	const { member, reportedUpTo } = context.getBodyData() as { member?: unknown; reportedUpTo?: unknown };
+	const { member, reportedUpTo } = context.getBodyData() as {
+		member?: unknown;
+		reportedUpTo?: unknown;
+	};
 	if (typeof member !== 'string' || !member.startsWith('/')) return { missed: null };
 	if (typeof reportedUpTo === 'number') forgetMissed(context, state, member, reportedUpTo);
 	return { missed: missedSummary(context, state, member) ?? null };
@@ -86,8 +126,24 @@ function answerWait(context: IWebhookFunctions, state: WebhookState, body: strin
 	const now = Date.now();
 	// `stored`: the static data this request loaded held it already (Send and Wait's confirm, when
 	// two webhook processes' saves may drop each other's rows); then nothing is written.
-	if (waitStored(context, state, wait)) return { recorded: true, stored: true, otherWaitsInChat: otherWaitsInChat(context, state, wait, now) };
-	const outcome = recordWait(context, state, wait, now, state.webhookUrl ? WAIT_CAPACITY : undefined);
-	if (!outcome.recorded) return { recorded: false, reason: outcome.reason, capacity: WAIT_CAPACITY };
-	return { recorded: true, stored: false, otherWaitsInChat: otherWaitsInChat(context, state, wait, now) };
+	if (waitStored(context, state, wait))
+		return {
+			recorded: true,
+			stored: true,
+			otherWaitsInChat: otherWaitsInChat(context, state, wait, now),
+		};
+	const outcome = recordWait(
+		context,
+		state,
+		wait,
+		now,
+		state.webhookUrl ? WAIT_CAPACITY : undefined,
+	);
+	if (!outcome.recorded)
+		return { recorded: false, reason: outcome.reason, capacity: WAIT_CAPACITY };
+	return {
+		recorded: true,
+		stored: false,
+		otherWaitsInChat: otherWaitsInChat(context, state, wait, now),
+	};
 }

@@ -48,7 +48,8 @@ export async function shareDelivery(
 		// the redelivery.
 		if (!runsNow) return GO_ON;
 		if (memberLedger.isRunning(context, delivery.id)) return { kind: 'still running' };
-		if (memberLedger.find(context, state, delivery.id)) return { kind: 'ran before', reason: 'already ran when it was forwarded before' };
+		if (memberLedger.find(context, state, delivery.id))
+			return { kind: 'ran before', reason: 'already ran when it was forwarded before' };
 		// Answered at the run's end, "taken" must mean the run ended (acknowledgement.ts); answered
 		// at its start, it means it started, as n8n's answer does.
 		if (answersAtStart) memberLedger.record(context, state, delivery.id, { at: Date.now() });
@@ -62,11 +63,25 @@ export async function shareDelivery(
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
 	if (!state.webhookUrl) return GO_ON;
 	const runsSelfNow = runsNow && answersAtStart;
-	const shared = await fanOut(context, state, delivery.text, delivery.id, { type: delivery.type, missedId: delivery.missedId }, runsSelfNow, runsNow && !answersAtStart);
+	const shared = await fanOut(
+		context,
+		state,
+		delivery.text,
+		delivery.id,
+		{ type: delivery.type, missedId: delivery.missedId },
+		runsSelfNow,
+		runsNow && !answersAtStart,
+	);
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
-	if (shared.retryLater) return { kind: 'retry later', runSelf: runsSelfNow && !shared.selfAlreadyRan };
-	if (shared.selfAlreadyRan) return { kind: 'ran before', reason: 'already ran at an earlier delivery' };
-	if (shared.selfOffered) return { kind: 'ran before', reason: 'its executions kept failing: set aside, the event was offered to it separately' };
+	if (shared.retryLater)
+		return { kind: 'retry later', runSelf: runsSelfNow && !shared.selfAlreadyRan };
+	if (shared.selfAlreadyRan)
+		return { kind: 'ran before', reason: 'already ran at an earlier delivery' };
+	if (shared.selfOffered)
+		return {
+			kind: 'ran before',
+			reason: 'its executions kept failing: set aside, the event was offered to it separately',
+		};
 	if (shared.countOwnRunAs) watchOwnRun(context, state, shared.countOwnRunAs);
 	return GO_ON;
 }

@@ -58,7 +58,11 @@ interface Looks {
 
 const looks = new Map<string, Looks>();
 
-export async function unsavedRegistration(context: IWebhookFunctions, state: WebhookState, provided: string): Promise<Verdict> {
+export async function unsavedRegistration(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	provided: string,
+): Promise<Verdict> {
 	const arrival = Date.now();
 	if (provided.length !== heldSecret(state)?.length) return 'none';
 	const key = processKey(context);
@@ -68,7 +72,10 @@ export async function unsavedRegistration(context: IWebhookFunctions, state: Web
 	const known = mine.verdicts.get(secretId);
 	if (known && arrival - known.at < VERDICT_FOR_MS) return known.verdict;
 
-	const started = mine.current && mine.current.startedAt > arrival ? mine.current.result : (mine.next ??= nextLook(context, mine));
+	const started =
+		mine.current && mine.current.startedAt > arrival
+			? mine.current.result
+			: (mine.next ??= nextLook(context, mine));
 	const verdict = judge(context, state, await started);
 	if (mine.verdicts.size >= MAX_VERDICTS) mine.verdicts.clear();
 	mine.verdicts.set(secretId, { verdict, at: Date.now() });
@@ -97,7 +104,12 @@ function judge(context: IWebhookFunctions, state: WebhookState, look: Look): Ver
 	const registration = parseRegistration(look.url);
 	if (!ownUrl || !registration) return 'none';
 	const own = new URL(ownUrl);
-	const mine = registration.shared && registration.origin === own.origin && registration.holderPath === own.pathname;
-	const fresh = registration.registeredAt !== undefined && Date.now() - registration.registeredAt <= UNSAVED_FOR_MS;
+	const mine =
+		registration.shared &&
+		registration.origin === own.origin &&
+		registration.holderPath === own.pathname;
+	const fresh =
+		registration.registeredAt !== undefined &&
+		Date.now() - registration.registeredAt <= UNSAVED_FOR_MS;
 	return mine && fresh ? 'unsaved' : 'none';
 }

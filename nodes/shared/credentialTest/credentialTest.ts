@@ -12,7 +12,12 @@ import { readErrorEnvelope } from '../errors';
 import { unwrapList } from '../responses';
 import { numberSchema } from '../schemas/number';
 import { NETWORK_WORDS, networkFailure, normaliseBaseUrl } from '../transport';
-import { otherAnswerMessages, REFUSAL_MESSAGES, TEST_PASSED, TEST_TIMEOUT_SECONDS } from './messages';
+import {
+	otherAnswerMessages,
+	REFUSAL_MESSAGES,
+	TEST_PASSED,
+	TEST_TIMEOUT_SECONDS,
+} from './messages';
 
 /**
  * The name every node that uses the credential gives as `testedBy`, with this function under
@@ -56,7 +61,10 @@ async function sendTest(
 		resolveWithFullResponse: true,
 		timeout: TEST_TIMEOUT_SECONDS * 1000,
 	})) as { statusCode: number; body: unknown };
-	return { statusCode: response.statusCode, body: typeof response.body === 'string' ? response.body : '' };
+	return {
+		statusCode: response.statusCode,
+		body: typeof response.body === 'string' ? response.body : '',
+	};
 }
 
 function excerpt(body: string): string {
@@ -69,11 +77,14 @@ function excerpt(body: string): string {
 function judgeAnswer({ statusCode, body }: TestAnswer): string | undefined {
 	const envelope = readErrorEnvelope(body);
 	if (statusCode === 402 || envelope.code === 'ACCOUNT_SUSPENDED') return REFUSAL_MESSAGES[402];
-	if (statusCode === 401 || statusCode === 403 || statusCode === 404) return REFUSAL_MESSAGES[statusCode];
+	if (statusCode === 401 || statusCode === 403 || statusCode === 404)
+		return REFUSAL_MESSAGES[statusCode];
 	if (statusCode === 429) return otherAnswerMessages.rateLimited();
 	if (statusCode >= 500) return otherAnswerMessages.serviceFailed(statusCode);
 	if (statusCode < 200 || statusCode >= 300) {
-		const serverSays = envelope.message ? `The service said: "${envelope.message}".` : `It answered ${excerpt(body)}.`;
+		const serverSays = envelope.message
+			? `The service said: "${envelope.message}".`
+			: `It answered ${excerpt(body)}.`;
 		return otherAnswerMessages.unexpectedStatus(statusCode, serverSays);
 	}
 	let parsed: unknown;
@@ -92,7 +103,10 @@ function judgeFailure(error: unknown, baseUrl: string): string {
 	if (code === 'ETIMEDOUT' || code === 'ECONNABORTED' || /timeout/i.test(message ?? '')) {
 		return otherAnswerMessages.timedOut(baseUrl);
 	}
-	return otherAnswerMessages.unreachable(baseUrl, NETWORK_WORDS[code ?? ''] ?? message ?? 'network error');
+	return otherAnswerMessages.unreachable(
+		baseUrl,
+		NETWORK_WORDS[code ?? ''] ?? message ?? 'network error',
+	);
 }
 
 /** The key must not reach the editor, even inside text the server or the network library wrote. */
@@ -119,7 +133,8 @@ export async function testMessagingRelayApi(
 	const data = credential.data ?? {};
 	const baseUrl = normaliseBaseUrl(data.baseUrl);
 	const apiKey = String(data.apiKey ?? '');
-	if (!isWebAddress(baseUrl)) return { status: 'Error', message: otherAnswerMessages.invalidBaseUrl(baseUrl) };
+	if (!isWebAddress(baseUrl))
+		return { status: 'Error', message: otherAnswerMessages.invalidBaseUrl(baseUrl) };
 
 	let problem: string | undefined;
 	try {

@@ -28,7 +28,7 @@ export const otherAnswerMessages = {
 	notJson: (excerpt: string) =>
 		`Something answers at this Base URL, but not the Messaging Relay API: GET /v1/numbers gave ${excerpt}, not JSON. Check that the Base URL is the API's address (without /v1), not a web page or proxy.`,
 	notNumbers: () =>
-		'Something answers at this Base URL with JSON, but not with the list of numbers the Messaging Relay API gives on GET /v1/numbers. Check that the Base URL is the API\'s address, without /v1.',
+		"Something answers at this Base URL with JSON, but not with the list of numbers the Messaging Relay API gives on GET /v1/numbers. Check that the Base URL is the API's address, without /v1.",
 	unreachable: (baseUrl: string, words: string) =>
 		`Could not reach the Messaging Relay API at ${baseUrl}: ${words}. Check the Base URL and that n8n can reach it.`,
 	timedOut: (baseUrl: string) =>

@@ -24,7 +24,13 @@ const NOT_A_REPLY: ReplyOutcome = { kind: 'not a reply' };
 const SETTLING_MS = 60_000;
 
 /** `rawBody`: the service's delivery as it arrived; `deliveryId`: its id (deliveryLedger.ts). */
-export async function routeReply(context: IWebhookFunctions, state: WebhookState, rawBody: string, body: IDataObject, deliveryId: string): Promise<ReplyOutcome> {
+export async function routeReply(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	rawBody: string,
+	body: IDataObject,
+	deliveryId: string,
+): Promise<ReplyOutcome> {
 	if (body.type !== 'message.received' || !state.webhookUrl || !state.shareKey) return NOT_A_REPLY;
 	const message = body.message as IDataObject | undefined;
 	if (!message || typeof message !== 'object') return NOT_A_REPLY;
@@ -36,11 +42,24 @@ export async function routeReply(context: IWebhookFunctions, state: WebhookState
 	const event = JSON.parse(rawBody) as unknown;
 	const dropped: WaitEntry[] = [];
 	for (const wait of waits) {
-		const resume = JSON.stringify({ asked: wait.asked ?? 0, questionId: wait.questionId ?? null, event });
-		const answer = await sendHandoff(context, state.shareKey, 'resume', `${origin}${wait.resumePath}`, resume);
+		const resume = JSON.stringify({
+			asked: wait.asked ?? 0,
+			questionId: wait.questionId ?? null,
+			event,
+		});
+		const answer = await sendHandoff(
+			context,
+			state.shareKey,
+			'resume',
+			`${origin}${wait.resumePath}`,
+			resume,
+		);
 		if (answer.kind === 'unavailable') return { kind: 'retry later' };
 		if (answer.kind === 'member') {
-			const { consumed, reAsked } = (answer.body ?? {}) as { consumed?: unknown; reAsked?: unknown };
+			const { consumed, reAsked } = (answer.body ?? {}) as {
+				consumed?: unknown;
+				reAsked?: unknown;
+			};
 			if (consumed === true && reAsked === true) {
 				// An unclear answer to an approval: the run asked again and keeps waiting.
 				recordWait(context, state, { ...wait, asked: (wait.asked ?? 0) + 1 });
@@ -54,11 +73,17 @@ export async function routeReply(context: IWebhookFunctions, state: WebhookState
 		}
 		// No proof (404 deleted, 409 running or failed, n8n's "no action required" page): the run
 		// no longer waits, unless this very delivery resumed it before (a redelivery)...
-		if (wait.resumedBy === deliveryId) return { kind: 'answered a waiting run', passOn: wait.passOn === true };
+		if (wait.resumedBy === deliveryId)
+			return { kind: 'answered a waiting run', passOn: wait.passOn === true };
 		// ...or it has not begun to wait yet: the wait is recorded before the question is sent,
 		// and n8n marks the run waiting only after the node returns, so a fast answer meets a
 		// running run (409). A young wait's 409 is "deliver it again", not "gone".
-		if (answer.kind === 'stranger' && answer.statusCode === 409 && Date.now() - wait.since < SETTLING_MS) return { kind: 'retry later' };
+		if (
+			answer.kind === 'stranger' &&
+			answer.statusCode === 409 &&
+			Date.now() - wait.since < SETTLING_MS
+		)
+			return { kind: 'retry later' };
 		dropWait(context, state, wait.executionId);
 		dropped.push(wait);
 	}

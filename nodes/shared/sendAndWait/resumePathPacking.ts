@@ -24,14 +24,22 @@ const PACKED = '~';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const SIGNATURE = /^[0-9a-f]{64}$/;
 
-export function packResumePath(executionId: string, resumePath: string, fields: PathFields): string {
+export function packResumePath(
+	executionId: string,
+	resumePath: string,
+	fields: PathFields,
+): string {
 	const match = /^(\/[^?~]*)\/([^/?~]+)\?[^~]*&signature=([0-9a-f]{64})$/.exec(resumePath);
 	if (!match) return resumePath;
 	const [, pathBeforeNode, node, signature] = match;
 	const suffix = `/${executionId}`;
 	if (!pathBeforeNode.endsWith(suffix)) return resumePath;
 	const prefix = pathBeforeNode.slice(0, -suffix.length);
-	const packed = [PACKED + (prefix === DEFAULT_PREFIX ? '' : prefix), packNode(node), Buffer.from(signature, 'hex').toString('base64url')].join(PACKED);
+	const packed = [
+		PACKED + (prefix === DEFAULT_PREFIX ? '' : prefix),
+		packNode(node),
+		Buffer.from(signature, 'hex').toString('base64url'),
+	].join(PACKED);
 	return unpackResumePath(executionId, packed, fields) === resumePath ? packed : resumePath;
 }
 
@@ -45,7 +53,9 @@ export function unpackResumePath(executionId: string, stored: string, fields: Pa
 
 /** A UUID node id as 22 base64url characters after "*"; any other node id as it is. */
 function packNode(node: string): string {
-	return UUID.test(node) ? `*${Buffer.from(node.replace(/-/g, ''), 'hex').toString('base64url')}` : node;
+	return UUID.test(node)
+		? `*${Buffer.from(node.replace(/-/g, ''), 'hex').toString('base64url')}`
+		: node;
 }
 
 function unpackNode(node: string): string {
@@ -55,4 +65,6 @@ function unpackNode(node: string): string {
 }
 
 /** For tests: whether a stored path is the packed form. */
-export const isPacked = (stored: string) => stored.startsWith(PACKED) && SIGNATURE.test(Buffer.from(stored.split(PACKED).pop() ?? '', 'base64url').toString('hex'));
+export const isPacked = (stored: string) =>
+	stored.startsWith(PACKED) &&
+	SIGNATURE.test(Buffer.from(stored.split(PACKED).pop() ?? '', 'base64url').toString('hex'));

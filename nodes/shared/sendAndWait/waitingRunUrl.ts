@@ -9,7 +9,9 @@ import type { Wait } from './wait';
 
 const MARKER = 'relay-wait';
 /** The query parameters n8n signs into this run's resume URL: the wait record of §5. */
-export function signedWaitParams(wait: Omit<Wait, 'executionId' | 'resumePath' | 'questionId'>): Record<string, string> {
+export function signedWaitParams(
+	wait: Omit<Wait, 'executionId' | 'resumePath' | 'questionId'>,
+): Record<string, string> {
 	return {
 		chat: wait.chat,
 		[MARKER]: 'v1',
@@ -31,8 +33,20 @@ export function waitFromUrl(url: string): Wait | undefined {
 	const q = parsed.searchParams;
 	if (q.get(MARKER) !== 'v1') return undefined;
 	const segments = parsed.pathname.split('/').filter(Boolean);
-	const [chat, channelId, since, until] = [q.get('chat'), q.get('channel'), Number(q.get('since')), Number(q.get('until'))];
-	if (segments.length < 2 || !chat || !channelId || !Number.isFinite(since) || !Number.isFinite(until)) return undefined;
+	const [chat, channelId, since, until] = [
+		q.get('chat'),
+		q.get('channel'),
+		Number(q.get('since')),
+		Number(q.get('until')),
+	];
+	if (
+		segments.length < 2 ||
+		!chat ||
+		!channelId ||
+		!Number.isFinite(since) ||
+		!Number.isFinite(until)
+	)
+		return undefined;
 	return {
 		executionId: decodeURIComponent(segments[segments.length - 2]),
 		resumePath: `${parsed.pathname}${parsed.search}`,
@@ -44,4 +58,3 @@ export function waitFromUrl(url: string): Wait | undefined {
 		passOn: q.get('pass-on') === '1',
 	};
 }
-

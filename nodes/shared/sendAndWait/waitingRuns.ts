@@ -2,7 +2,14 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { chatKeys, phoneDigits } from '../chatIds';
 import type { ListenerContext } from '../processKey';
-import { AccountTable, packAfter, packNumber, readPacked, unpackAfter, unpackNumber } from '../sharedWebhook/accountTable';
+import {
+	AccountTable,
+	packAfter,
+	packNumber,
+	readPacked,
+	unpackAfter,
+	unpackNumber,
+} from '../sharedWebhook/accountTable';
 import { packResumePath, unpackResumePath } from './resumePathPacking';
 import type { WebhookState } from '../sharedWebhook/webhookState';
 
@@ -46,10 +53,20 @@ const KEEP_AFTER_MS = 60 * 60_000;
 
 function merged(a: WaitEntry, b: WaitEntry): WaitEntry {
 	const asked = Math.max(a.asked ?? 0, b.asked ?? 0);
-	const resumedAt = a.resumedAt !== undefined && b.resumedAt !== undefined ? Math.min(a.resumedAt, b.resumedAt) : (a.resumedAt ?? b.resumedAt);
+	const resumedAt =
+		a.resumedAt !== undefined && b.resumedAt !== undefined
+			? Math.min(a.resumedAt, b.resumedAt)
+			: (a.resumedAt ?? b.resumedAt);
 	// A join (docs/design/account-state.md, "Two webhook processes"): an end only moves earlier, so
 	// an ended wait stays ended whatever order two processes' copies merge in.
-	const entry = { ...a, ...b, until: Math.min(a.until, b.until), questionId: b.questionId ?? a.questionId ?? null, resumedBy: b.resumedBy ?? a.resumedBy, asked } as WaitEntry;
+	const entry = {
+		...a,
+		...b,
+		until: Math.min(a.until, b.until),
+		questionId: b.questionId ?? a.questionId ?? null,
+		resumedBy: b.resumedBy ?? a.resumedBy,
+		asked,
+	} as WaitEntry;
 	if (resumedAt !== undefined) entry.resumedAt = resumedAt;
 	return entry;
 }
@@ -73,13 +90,36 @@ const table = new AccountTable<WaitEntry>({
 		w.passOn ? '1' : '',
 		w.resumedAt === undefined ? '' : packAfter(w.since, w.resumedAt),
 	],
-	decode: ([chat, channelId, packedSince, packedUntil, storedPath, questionId, resumedBy, asked, passOn, resumedAt], id) => {
+	decode: (
+		[
+			chat,
+			channelId,
+			packedSince,
+			packedUntil,
+			storedPath,
+			questionId,
+			resumedBy,
+			asked,
+			passOn,
+			resumedAt,
+		],
+		id,
+	) => {
 		const since = unpackNumber(packedSince ?? '');
 		const until = packedUntil === 'F' ? NO_LIMIT : unpackAfter(since, packedUntil ?? '');
-		if (!chat || !channelId || !storedPath || !Number.isFinite(since) || !Number.isFinite(until)) return undefined;
+		if (!chat || !channelId || !storedPath || !Number.isFinite(since) || !Number.isFinite(until))
+			return undefined;
 		const fields = { chat, channelId, since, until, passOn: passOn === '1' };
 		const resumePath = unpackResumePath(id, storedPath, fields);
-		const entry: WaitEntry = { executionId: '', resumePath, chat, channelId, since: fields.since, until: fields.until, questionId: orNull(questionId ?? '') };
+		const entry: WaitEntry = {
+			executionId: '',
+			resumePath,
+			chat,
+			channelId,
+			since: fields.since,
+			until: fields.until,
+			questionId: orNull(questionId ?? ''),
+		};
 		if (resumedBy) entry.resumedBy = resumedBy;
 		if (resumedAt) entry.resumedAt = unpackAfter(since, resumedAt);
 		if (asked) entry.asked = unpackNumber(asked);
@@ -89,7 +129,8 @@ const table = new AccountTable<WaitEntry>({
 	merge: merged,
 	// Only ended waits go (past its time limit, or resumed), an hour after: a wait whose run may still
 	// take its reply is never dropped (no count bound).
-	expired: (w, now) => Math.min(w.until, w.resumedAt ?? Number.POSITIVE_INFINITY) + KEEP_AFTER_MS < now,
+	expired: (w, now) =>
+		Math.min(w.until, w.resumedAt ?? Number.POSITIVE_INFINITY) + KEEP_AFTER_MS < now,
 	indexKey: (w) => w.chat,
 });
 
@@ -103,7 +144,11 @@ function isLive(entry: WaitEntry, now: number): boolean {
 }
 
 /** The waits this process and static data know that a run still waits on (not resumed, not past its end). */
-export function liveWaitCount(context: ListenerContext, state: WebhookState, now = Date.now()): number {
+export function liveWaitCount(
+	context: ListenerContext,
+	state: WebhookState,
+	now = Date.now(),
+): number {
 	let count = 0;
 	for (const entry of table.all(context, state)) if (isLive(entry, now)) count++;
 	return count;
@@ -115,9 +160,22 @@ export type RecordOutcome = { recorded: true } | { recorded: false; reason: stri
  * Adds or updates a wait (this process's copy and static data). With `capacity`, a wait the account
  * does not know yet is refused when the account already holds that many live waits.
  */
-export function recordWait(context: ListenerContext, state: WebhookState, wait: WaitEntry, now = Date.now(), capacity?: number): RecordOutcome {
-	if (capacity !== undefined && table.get(context, state, wait.executionId) === undefined && liveWaitCount(context, state, now) >= capacity) {
-		return { recorded: false, reason: `this account already has ${capacity} runs waiting for a reply` };
+export function recordWait(
+	context: ListenerContext,
+	state: WebhookState,
+	wait: WaitEntry,
+	now = Date.now(),
+	capacity?: number,
+): RecordOutcome {
+	if (
+		capacity !== undefined &&
+		table.get(context, state, wait.executionId) === undefined &&
+		liveWaitCount(context, state, now) >= capacity
+	) {
+		return {
+			recorded: false,
+			reason: `this account already has ${capacity} runs waiting for a reply`,
+		};
 	}
 	table.write(context, state, [[wait.executionId, withId(wait.executionId, wait)]], now);
 	return { recorded: true };
@@ -127,9 +185,15 @@ export function recordWait(context: ListenerContext, state: WebhookState, wait: 
  * How many other runs still wait in the wait's chat: only then does Send and Wait send its
  * question's message id too (a reply that quotes one of two questions goes to that question's run).
  */
-export function otherWaitsInChat(context: ListenerContext, state: WebhookState, wait: WaitEntry, now = Date.now()): number {
+export function otherWaitsInChat(
+	context: ListenerContext,
+	state: WebhookState,
+	wait: WaitEntry,
+	now = Date.now(),
+): number {
 	let others = 0;
-	for (const [id, entry] of table.withKey(context, state, [wait.chat])) if (id !== wait.executionId && isLive(entry, now)) others++;
+	for (const [id, entry] of table.withKey(context, state, [wait.chat]))
+		if (id !== wait.executionId && isLive(entry, now)) others++;
 	return others;
 }
 
@@ -137,18 +201,32 @@ export function otherWaitsInChat(context: ListenerContext, state: WebhookState, 
  * Ends a wait whose run no longer waits (it timed out, was cancelled or deleted): kept as ended, not
  * deleted, so that no copy of it in another process's memory brings it back; it goes an hour later.
  */
-export function dropWait(context: ListenerContext, state: WebhookState, executionId: string, now = Date.now()) {
+export function dropWait(
+	context: ListenerContext,
+	state: WebhookState,
+	executionId: string,
+	now = Date.now(),
+) {
 	const known = table.get(context, state, executionId);
-	if (known && known.until > now) table.write(context, state, [[executionId, { ...known, until: now }]], now);
+	if (known && known.until > now)
+		table.write(context, state, [[executionId, { ...known, until: now }]], now);
 }
 
 /** Whether the static data this request loaded already holds this wait as given (Send and Wait's confirm). */
-export function waitStored(context: ListenerContext, state: WebhookState, wait: WaitEntry): boolean {
+export function waitStored(
+	context: ListenerContext,
+	state: WebhookState,
+	wait: WaitEntry,
+): boolean {
 	return table.storedHolds(context, state, wait.executionId, withId(wait.executionId, wait));
 }
 
 /** Writes back the waits this process holds that another process's save dropped (accountTable.ts `repair`). */
-export function repairWaits(context: ListenerContext, state: WebhookState, now = Date.now()): boolean {
+export function repairWaits(
+	context: ListenerContext,
+	state: WebhookState,
+	now = Date.now(),
+): boolean {
 	return table.repair(context, state, now);
 }
 
@@ -176,15 +254,30 @@ export function quotedId(message: IDataObject): string | undefined {
  * for a phone number matches a direct chat from that phone. A wait that already took another
  * delivery is left out; the one that took this very delivery comes first (a redelivery).
  */
-export function waitsForReply(context: ListenerContext, state: WebhookState, message: IDataObject, deliveryId: string, now = Date.now()): WaitEntry[] {
+export function waitsForReply(
+	context: ListenerContext,
+	state: WebhookState,
+	message: IDataObject,
+	deliveryId: string,
+	now = Date.now(),
+): WaitEntry[] {
 	const chatId = typeof message.chatId === 'string' ? message.chatId : '';
 	const isGroup = message.group !== undefined && message.group !== null;
-	const keys = new Set([...chatKeys(chatId, isGroup), ...(isGroup ? [] : [phoneDigits(message.from)].filter((d): d is string => d !== undefined))]);
+	const keys = new Set([
+		...chatKeys(chatId, isGroup),
+		...(isGroup ? [] : [phoneDigits(message.from)].filter((d): d is string => d !== undefined)),
+	]);
 	const channelId = message.channelId;
 	const quoted = quotedId(message);
-	const candidates = [...table.withKey(context, state, keys)].map(([id, w]) => withId(id, w)).filter(
-		(w) => keys.has(w.chat) && (typeof channelId !== 'string' || w.channelId === channelId) && (w.resumedBy ? w.resumedBy === deliveryId : w.until > now),
-	);
-	const rank = (w: WaitEntry) => (w.resumedBy === deliveryId ? 0 : quoted !== undefined && w.questionId === quoted ? 1 : 2);
+	const candidates = [...table.withKey(context, state, keys)]
+		.map(([id, w]) => withId(id, w))
+		.filter(
+			(w) =>
+				keys.has(w.chat) &&
+				(typeof channelId !== 'string' || w.channelId === channelId) &&
+				(w.resumedBy ? w.resumedBy === deliveryId : w.until > now),
+		);
+	const rank = (w: WaitEntry) =>
+		w.resumedBy === deliveryId ? 0 : quoted !== undefined && w.questionId === quoted ? 1 : 2;
 	return candidates.sort((a, b) => rank(a) - rank(b) || a.since - b.since);
 }

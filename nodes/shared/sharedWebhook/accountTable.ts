@@ -58,7 +58,10 @@ export function escapeField(value: string): string {
 	let escaped = '';
 	for (const char of value) {
 		const code = char.charCodeAt(0);
-		escaped += code < 0x20 || code === 0x7f || SPECIAL.has(char) ? `%${code.toString(16).padStart(2, '0').toUpperCase()}` : char;
+		escaped +=
+			code < 0x20 || code === 0x7f || SPECIAL.has(char)
+				? `%${code.toString(16).padStart(2, '0').toUpperCase()}`
+				: char;
 	}
 	return escaped;
 }
@@ -84,7 +87,9 @@ export function unpackNumber(packed: string): number {
 
 /** A time as its distance from another (`base`) when both are whole; otherwise "=" and itself. */
 export function packAfter(base: number, n: number): string {
-	return Number.isSafeInteger(base) && Number.isSafeInteger(n) && Number.isSafeInteger(n - base) ? packNumber(n - base) : `=${packNumber(n)}`;
+	return Number.isSafeInteger(base) && Number.isSafeInteger(n) && Number.isSafeInteger(n - base)
+		? packNumber(n - base)
+		: `=${packNumber(n)}`;
 }
 
 export function unpackAfter(base: number, packed: string): number {
@@ -167,7 +172,9 @@ export class AccountTable<T> {
 	storedHolds(context: ListenerContext, state: IDataObject, id: string, row: T): boolean {
 		const stored = this.stored(context, state);
 		const known = stored.byId.get(id);
-		return known !== undefined && this.line(id, this.shape.merge(known, row)) === stored.lines.get(id);
+		return (
+			known !== undefined && this.line(id, this.shape.merge(known, row)) === stored.lines.get(id)
+		);
 	}
 
 	/**
@@ -177,7 +184,11 @@ export class AccountTable<T> {
 	 */
 	repair(context: ListenerContext, state: IDataObject, now: number): boolean {
 		const copy = this.copy(context);
-		if (copy.memory.byId.size === 0 || (copy.written !== undefined && state[this.shape.revField] === copy.written)) return false;
+		if (
+			copy.memory.byId.size === 0 ||
+			(copy.written !== undefined && state[this.shape.revField] === copy.written)
+		)
+			return false;
 		let behind = false;
 		for (const [id, row] of copy.memory.byId) {
 			if (this.shape.expired(row, now) || this.storedHolds(context, state, id, row)) continue;
@@ -206,7 +217,8 @@ export class AccountTable<T> {
 		const found = new Map<string, T>();
 		for (const key of keys) {
 			for (const rows of [copy.memory, stored]) {
-				for (const id of rows.byKey.get(key) ?? []) if (!found.has(id)) found.set(id, this.get(context, state, id)!);
+				for (const id of rows.byKey.get(key) ?? [])
+					if (!found.has(id)) found.set(id, this.get(context, state, id)!);
 			}
 		}
 		return found;
@@ -239,10 +251,18 @@ export class AccountTable<T> {
 	 * recording one wait does not rebuild the others; the string is rebuilt when it has twice as
 	 * many lines as rows.
 	 */
-	write(context: ListenerContext, state: IDataObject, changes: Array<[string, T | undefined]>, now: number) {
+	write(
+		context: ListenerContext,
+		state: IDataObject,
+		changes: Array<[string, T | undefined]>,
+		now: number,
+	) {
 		const copy = this.copy(context);
 		const previous = state[this.shape.rowsField];
-		let append = copy.written !== undefined && state[this.shape.revField] === copy.written && typeof previous === 'string';
+		let append =
+			copy.written !== undefined &&
+			state[this.shape.revField] === copy.written &&
+			typeof previous === 'string';
 		const rows = this.rowsToWrite(context, state);
 		const appended: string[] = [];
 		for (const [id, change] of changes) {
@@ -257,7 +277,8 @@ export class AccountTable<T> {
 		}
 		if (copy.sweptAt === undefined || now - copy.sweptAt >= 60_000 || now < copy.sweptAt) {
 			copy.sweptAt = now;
-			for (const [id, row] of copy.memory.byId) if (this.shape.expired(row, now)) this.delete(copy.memory, id);
+			for (const [id, row] of copy.memory.byId)
+				if (this.shape.expired(row, now)) this.delete(copy.memory, id);
 			for (const [id, row] of rows.byId) {
 				if (!this.shape.expired(row, now)) continue;
 				this.delete(rows, id);
@@ -297,11 +318,17 @@ function* unpack<T>(shape: TableShape<T>, packed: unknown): Generator<[string, T
 
 /** The rows exactly as static data holds them, with nothing of any process's memory: for tests and the bench. */
 export function readPacked<T>(state: IDataObject, table: AccountTable<T>): Map<string, T> {
-	return new Map([...unpack(table.shape, state[table.shape.rowsField])].map(([id, row]) => [id, row]));
+	return new Map(
+		[...unpack(table.shape, state[table.shape.rowsField])].map(([id, row]) => [id, row]),
+	);
 }
 
 function cloneRows<T>(rows: Rows<T>): Rows<T> {
-	return { byId: new Map(rows.byId), lines: new Map(rows.lines), byKey: new Map([...rows.byKey].map(([key, ids]) => [key, new Set(ids)])) };
+	return {
+		byId: new Map(rows.byId),
+		lines: new Map(rows.lines),
+		byKey: new Map([...rows.byKey].map(([key, ids]) => [key, new Set(ids)])),
+	};
 }
 
 function emptyRows<T>(): Rows<T> {

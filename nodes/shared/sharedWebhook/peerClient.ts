@@ -1,4 +1,10 @@
-import type { IExecuteFunctions, IHookFunctions, IN8nHttpFullResponse, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+import type {
+	IExecuteFunctions,
+	IHookFunctions,
+	IN8nHttpFullResponse,
+	ITriggerFunctions,
+	IWebhookFunctions,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { proofFor, signHandoff, type ShareOp } from './signedHandoff';
@@ -7,7 +13,11 @@ import { proofFor, signHandoff, type ShareOp } from './signedHandoff';
  * The contexts a trigger talks to other triggers from (activation hooks, webhook calls, the repair
  * check), and the action node's Pause and Resume Automatic Replies and Send and Wait for Reply.
  */
-export type ShareContext = IHookFunctions | IWebhookFunctions | ITriggerFunctions | IExecuteFunctions;
+export type ShareContext =
+	| IHookFunctions
+	| IWebhookFunctions
+	| ITriggerFunctions
+	| IExecuteFunctions;
 
 /**
  * What another trigger's URL answered (docs/shared-webhook.md). `member` means a trigger of this
@@ -30,7 +40,15 @@ export type PeerAnswer =
  * Within" answers a held message only once its combined execution is saved, at most 60 s after
  * the burst's first message (burstMerge.ts, burstLimits.maxHoldMs).
  */
-const TIMEOUTS_MS: Record<ShareOp, number> = { ping: 3_000, event: 75_000, takeover: 20_000, missed: 3_000, pause: 5_000, wait: 5_000, resume: 20_000 };
+const TIMEOUTS_MS: Record<ShareOp, number> = {
+	ping: 3_000,
+	event: 75_000,
+	takeover: 20_000,
+	missed: 3_000,
+	pause: 5_000,
+	wait: 5_000,
+	resume: 20_000,
+};
 /** Pauses before the 2nd and 3rd try of an event forward. */
 export const FORWARD_PAUSES_MS = [200, 800];
 
@@ -73,8 +91,10 @@ async function sendOnce(
 	const { statusCode } = response;
 	const parsed = parseJson(typeof response.body === 'string' ? response.body : '');
 	if (statusCode === 404) return { kind: 'gone' };
-	if (statusCode === 500 && ranAndFailed(parsed)) return { kind: 'unavailable', statusCode, runFailed: true };
-	if (statusCode >= 500 || statusCode === 429 || statusCode === 408) return { kind: 'unavailable', statusCode };
+	if (statusCode === 500 && ranAndFailed(parsed))
+		return { kind: 'unavailable', statusCode, runFailed: true };
+	if (statusCode >= 500 || statusCode === 429 || statusCode === 408)
+		return { kind: 'unavailable', statusCode };
 	if (statusCode < 200 || statusCode >= 300) return { kind: 'stranger', statusCode };
 	if (op === 'event') return { kind: 'member', body: parsed };
 	const proof = (parsed as { proof?: unknown } | undefined)?.proof;

@@ -42,7 +42,11 @@ export interface Registration extends Membership {
  * bits (4 hex digits), so that two registrations within one second still differ.
  */
 export function registrationStamp(now = Date.now()): string {
-	return Math.floor(now / 1000).toString(16).padStart(8, '0') + randomBytes(2).toString('hex');
+	return (
+		Math.floor(now / 1000)
+			.toString(16)
+			.padStart(8, '0') + randomBytes(2).toString('hex')
+	);
 }
 
 export function parseRegistration(url: string): Registration | undefined {
@@ -63,7 +67,9 @@ export function parseRegistration(url: string): Registration | undefined {
 		holderTest: params.has(HOLDER_IS_TEST),
 		members: unique(params.getAll(MEMBER)),
 		testMembers: unique(params.getAll(TEST_MEMBER)),
-		...(/^[0-9a-f]{12}$/.test(stamp) ? { registeredAt: parseInt(stamp.slice(0, 8), 16) * 1000 } : {}),
+		...(/^[0-9a-f]{12}$/.test(stamp)
+			? { registeredAt: parseInt(stamp.slice(0, 8), 16) * 1000 }
+			: {}),
 	};
 }
 
@@ -91,7 +97,12 @@ export function mergeMemberships(...parts: Membership[]): Membership {
 }
 
 /** `stamp`: registrationStamp() for a URL to PUT; left out, the URL has none. */
-export function formatRegistration(holderUrl: string, membership: Membership, holderTest = false, stamp?: string): string {
+export function formatRegistration(
+	holderUrl: string,
+	membership: Membership,
+	holderTest = false,
+	stamp?: string,
+): string {
 	const url = new URL(holderUrl);
 	url.search = '';
 	url.searchParams.append(MARKER, 'v1');

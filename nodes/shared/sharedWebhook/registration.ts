@@ -17,7 +17,13 @@ import {
 import { recordWait } from '../sendAndWait/waitingRuns';
 import { waitFromUrl } from '../sendAndWait/waitingRunUrl';
 import { heldSecret } from '../serviceSecret';
-import { forgetHolder, forgetMembership, rememberHolder, rememberMembership, webhookState } from './webhookState';
+import {
+	forgetHolder,
+	forgetMembership,
+	rememberHolder,
+	rememberMembership,
+	webhookState,
+} from './webhookState';
 
 /**
  * Joining, leaving, taking over and checking the account's one webhook (docs/shared-webhook.md:
@@ -46,12 +52,18 @@ const originOf = (url: string) => new URL(url).origin;
  * (registerOrExplain).
  */
 
-export function conflictError(node: INode, currentUrl: string, reason: 'foreign' | 'otherKey'): NodeOperationError {
+export function conflictError(
+	node: INode,
+	currentUrl: string,
+	reason: 'foreign' | 'otherKey',
+): NodeOperationError {
 	const cure =
 		reason === 'otherKey'
 			? 'It is another Messaging Relay Trigger, but one that uses a different API key. Triggers share the account\'s webhook only when they use the same Messaging Relay credential (the same API key): select that credential in this trigger, or turn on "Replace Existing Webhook" in this trigger\'s options to take the webhook over (the other trigger then stops getting events).'
 			: 'A Messaging Relay account has exactly one webhook, and another system or another n8n instance is using it (Messaging Relay Triggers on this n8n share it automatically). Deactivate that receiver (or delete the webhook with the Messaging Relay node → Webhook → Delete), or turn on "Replace Existing Webhook" in this trigger\'s options to take it over; the receiver at that URL then stops getting events.';
-	return new NodeOperationError(node, `The account's webhook already points at ${currentUrl}`, { description: cure });
+	return new NodeOperationError(node, `The account's webhook already points at ${currentUrl}`, {
+		description: cure,
+	});
 }
 
 /** True for URLs the service cannot reach: not HTTPS, or a loopback or private host. */
@@ -135,7 +147,8 @@ async function othersToKeep(
 	if (registration) {
 		if (registration.holderPath === pathOf(me.url)) return registration;
 		const answer = await ping(context, me.key, registration.holderUrl);
-		if (answer.kind === 'member') return mergeMemberships(holderAsMember(registration), registration);
+		if (answer.kind === 'member')
+			return mergeMemberships(holderAsMember(registration), registration);
 		if (registration.shared && answer.kind === 'gone') return registration;
 		if (registration.shared && answer.kind === 'unavailable') {
 			return mergeMemberships(holderAsMember(registration), registration);
@@ -147,16 +160,28 @@ async function othersToKeep(
 }
 
 /** Drops members n8n no longer serves (404) or that do not prove the account key. Busy ones stay. */
-async function withoutGone(context: ShareContext, me: Me, membership: Membership): Promise<Membership> {
+async function withoutGone(
+	context: ShareContext,
+	me: Me,
+	membership: Membership,
+): Promise<Membership> {
 	const origin = originOf(me.url);
 	const paths = [...membership.members, ...membership.testMembers];
-	const answers = await Promise.all(paths.map(async (path) => await ping(context, me.key, `${origin}${path}`)));
-	const dropped = paths.filter((_, i) => answers[i].kind === 'gone' || answers[i].kind === 'stranger');
+	const answers = await Promise.all(
+		paths.map(async (path) => await ping(context, me.key, `${origin}${path}`)),
+	);
+	const dropped = paths.filter(
+		(_, i) => answers[i].kind === 'gone' || answers[i].kind === 'stranger',
+	);
 	return withoutPaths(membership, dropped);
 }
 
 /** PUTs this trigger's URL with `membership` and keeps what the holder needs. */
-async function registerAsHolder(context: ShareContext, me: Me, membership: Membership): Promise<string> {
+async function registerAsHolder(
+	context: ShareContext,
+	me: Me,
+	membership: Membership,
+): Promise<string> {
 	// Stamped, so that every process can tell this registration from the one it has saved.
 	const url = formatRegistration(me.url, membership, me.isTest, registrationStamp());
 	const secret = await registerOrExplain(context, url);
@@ -228,7 +253,13 @@ export async function leave(context: ShareContext, me: Me): Promise<void> {
 		const body = JSON.stringify({ leaving: ownPath });
 		let handedOver = false;
 		for (const path of registration.members.filter((p) => p !== ownPath)) {
-			const answer: PeerAnswer = await sendHandoff(context, me.key, 'takeover', `${registration.origin}${path}`, body);
+			const answer: PeerAnswer = await sendHandoff(
+				context,
+				me.key,
+				'takeover',
+				`${registration.origin}${path}`,
+				body,
+			);
 			if (answer.kind === 'member') {
 				handedOver = true;
 				break;
@@ -244,13 +275,19 @@ export async function leave(context: ShareContext, me: Me): Promise<void> {
  * listing everyone but the leaver and those n8n no longer serves. When the registration has
  * already moved on (a join won), the new holder is somebody else and there is nothing to do.
  */
-export async function takeOver(context: ShareContext, me: Me, leaving: string): Promise<'registered' | 'moved-on'> {
+export async function takeOver(
+	context: ShareContext,
+	me: Me,
+	leaving: string,
+): Promise<'registered' | 'moved-on'> {
 	const current = await readWebhook.call(context);
 	const registration = ourRegistration(current?.url, me);
 	if (current && (!registration || registration.holderPath !== leaving)) return 'moved-on';
 	// Like a join (step 3): members unpublished meanwhile are dropped, or every delivery would
 	// still be forwarded to them (a 404 each) until the next join.
-	const others = registration ? await withoutGone(context, me, withoutPaths(registration, [leaving, pathOf(me.url)])) : NOBODY;
+	const others = registration
+		? await withoutGone(context, me, withoutPaths(registration, [leaving, pathOf(me.url)]))
+		: NOBODY;
 	await registerAsHolder(context, me, others);
 	return 'registered';
 }
@@ -273,7 +310,10 @@ export type RegistrationCheck =
  * stored at publish time. `whenMember` is told the holder's URL when this trigger is a listed
  * member, or the holder of a shared webhook (missedReport.ts asks the holder there).
  */
-export async function checkRegistration(this: ITriggerFunctions, whenMember?: (holderUrl: string) => void): Promise<RegistrationCheck> {
+export async function checkRegistration(
+	this: ITriggerFunctions,
+	whenMember?: (holderUrl: string) => void,
+): Promise<RegistrationCheck> {
 	const { shareKey, ownUrl } = webhookState(this);
 	// Never published by this version of the node (or its static data is gone): nothing to compare.
 	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
@@ -282,10 +322,13 @@ export async function checkRegistration(this: ITriggerFunctions, whenMember?: (h
 	const registration = parseRegistration(current.url);
 	const own = new URL(ownUrl);
 	// A Send and Wait run took the webhook while no trigger was listed: join again, keeping its wait.
-	if (waitFromUrl(current.url) && registration?.origin === own.origin) return { kind: 'not listed' };
+	if (waitFromUrl(current.url) && registration?.origin === own.origin)
+		return { kind: 'not listed' };
 	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
 	if (registration?.shared && registration.origin === own.origin) {
-		const listed = (!registration.holderTest && registration.holderPath === own.pathname) || registration.members.includes(own.pathname);
+		const listed =
+			(!registration.holderTest && registration.holderPath === own.pathname) ||
+			registration.members.includes(own.pathname);
 		// The holder asks too (its own URL) when it shares: its own runs can be set aside like a
 		// member's (ownRuns.ts); a lone holder has no record to ask.
 		const asks = registration.holderPath !== own.pathname || allMembers(registration).length > 0;

@@ -8,7 +8,15 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
 
 export const SHARE_VERSION = 'v1';
 export type ShareOp = 'event' | 'ping' | 'takeover' | 'missed' | 'pause' | 'wait' | 'resume';
-const OPS: ReadonlySet<string> = new Set<ShareOp>(['event', 'ping', 'takeover', 'missed', 'pause', 'wait', 'resume']);
+const OPS: ReadonlySet<string> = new Set<ShareOp>([
+	'event',
+	'ping',
+	'takeover',
+	'missed',
+	'pause',
+	'wait',
+	'resume',
+]);
 
 export const HANDOFF_HEADERS = {
 	version: 'x-relay-share',
@@ -33,18 +41,31 @@ function sha256(body: string | Uint8Array): string {
 	return createHash('sha256').update(body).digest('hex');
 }
 
-function signatureBase(op: string, timestamp: string, nonce: string, targetPath: string, body: string | Uint8Array) {
+function signatureBase(
+	op: string,
+	timestamp: string,
+	nonce: string,
+	targetPath: string,
+	body: string | Uint8Array,
+) {
 	return [SHARE_VERSION, op, timestamp, nonce, targetPath, sha256(body)].join('\n');
 }
 
 /** Constant time for equal lengths; hex strings of one algorithm always have equal length. */
 export function hexEquals(given: unknown, wanted: string): boolean {
-	if (typeof given !== 'string' || given.length !== wanted.length || !/^[0-9a-f]+$/.test(given)) return false;
+	if (typeof given !== 'string' || given.length !== wanted.length || !/^[0-9a-f]+$/.test(given))
+		return false;
 	return timingSafeEqual(Buffer.from(given, 'hex'), Buffer.from(wanted, 'hex'));
 }
 
 /** The headers of a hand-off to `targetPath` carrying exactly `body`. */
-export function signHandoff(key: string, op: ShareOp, targetPath: string, body: string, now = Date.now()) {
+export function signHandoff(
+	key: string,
+	op: ShareOp,
+	targetPath: string,
+	body: string,
+	now = Date.now(),
+) {
 	const timestamp = String(now);
 	const nonce = randomBytes(16).toString('hex');
 	return {
@@ -101,17 +122,21 @@ export function verifyHandoff(
 	const timestamp = headers[HANDOFF_HEADERS.timestamp];
 	const nonce = headers[HANDOFF_HEADERS.nonce];
 	const signature = headers[HANDOFF_HEADERS.signature];
-	if (headers[HANDOFF_HEADERS.version] !== SHARE_VERSION) return { ok: false, reason: 'unknown hand-off version' };
-	if (typeof op !== 'string' || !OPS.has(op)) return { ok: false, reason: 'unknown hand-off operation' };
+	if (headers[HANDOFF_HEADERS.version] !== SHARE_VERSION)
+		return { ok: false, reason: 'unknown hand-off version' };
+	if (typeof op !== 'string' || !OPS.has(op))
+		return { ok: false, reason: 'unknown hand-off operation' };
 	if (typeof timestamp !== 'string' || typeof nonce !== 'string' || !/^[0-9a-f]{32}$/.test(nonce)) {
 		return { ok: false, reason: 'incomplete hand-off headers' };
 	}
 	if (!key) return { ok: false, reason: 'this trigger has no account key yet' };
 	const expected = hmac(key, signatureBase(op, timestamp, nonce, ownPath, body));
-	if (!hexEquals(signature, expected)) return { ok: false, reason: 'hand-off signature does not match' };
+	if (!hexEquals(signature, expected))
+		return { ok: false, reason: 'hand-off signature does not match' };
 	if (!(Math.abs(now - Number(timestamp)) <= HANDOFF_WINDOW_MS)) {
 		return { ok: false, reason: 'hand-off is outside its time window' };
 	}
-	if (!rememberNonce(nonce, now)) return { ok: false, reason: 'hand-off was already received (replay)' };
+	if (!rememberNonce(nonce, now))
+		return { ok: false, reason: 'hand-off was already received (replay)' };
 	return { ok: true, op: op as ShareOp, nonce };
 }

@@ -86,12 +86,18 @@ export interface MemberRecord extends IDataObject {
 	clearedUpTo?: number;
 }
 
-export function webhookState(context: { getWorkflowStaticData(type: string): IDataObject }): WebhookState {
+export function webhookState(context: {
+	getWorkflowStaticData(type: string): IDataObject;
+}): WebhookState {
 	return context.getWorkflowStaticData('node') as WebhookState;
 }
 
 /** A member of the account's webhook: its account key, and (published) its own production URL. */
-export function rememberMembership(state: WebhookState, shareKey: string, ownUrl: string | undefined) {
+export function rememberMembership(
+	state: WebhookState,
+	shareKey: string,
+	ownUrl: string | undefined,
+) {
 	state.shareKey = shareKey;
 	if (ownUrl !== undefined) state.ownUrl = ownUrl;
 }

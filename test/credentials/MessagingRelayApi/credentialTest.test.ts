@@ -14,11 +14,17 @@ describe('credential test (GET /v1/numbers through RoutingNode, as n8n tests a c
 		const result = await runCredentialTest(relayCredentials(sim.baseUrl));
 		expect(result).toEqual({ status: 'OK', message: 'Connection successful!' });
 		expect(sim.requests).toHaveLength(1);
-		expect(sim.requests[0]).toMatchObject({ method: 'GET', path: '/v1/numbers', authVia: 'x-api-key' });
+		expect(sim.requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/v1/numbers',
+			authVia: 'x-api-key',
+		});
 	});
 
 	test('a working key passes as Authorization: Bearer, and a trailing slash on the base URL is fine', async () => {
-		const result = await runCredentialTest(relayCredentials(`${sim.baseUrl}//`, 'sim-key-full', 'bearer'));
+		const result = await runCredentialTest(
+			relayCredentials(`${sim.baseUrl}//`, 'sim-key-full', 'bearer'),
+		);
 		expect(result.status).toBe('OK');
 		expect(sim.requests[0]).toMatchObject({ path: '/v1/numbers', authVia: 'bearer' });
 	});

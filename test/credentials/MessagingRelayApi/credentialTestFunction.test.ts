@@ -10,11 +10,23 @@ import type { AddressInfo } from 'node:net';
 import type { ICredentialType, INodeType } from 'n8n-workflow';
 import { VersionedNodeType } from 'n8n-workflow';
 
-import { CREDENTIAL_TEST_NAME, testMessagingRelayApi } from '../../../nodes/shared/credentialTest/credentialTest';
-import { otherAnswerMessages, REFUSAL_MESSAGES, TEST_PASSED, TEST_TIMEOUT_SECONDS } from '../../../nodes/shared/credentialTest/messages';
+import {
+	CREDENTIAL_TEST_NAME,
+	testMessagingRelayApi,
+} from '../../../nodes/shared/credentialTest/credentialTest';
+import {
+	otherAnswerMessages,
+	REFUSAL_MESSAGES,
+	TEST_PASSED,
+	TEST_TIMEOUT_SECONDS,
+} from '../../../nodes/shared/credentialTest/messages';
 import { CREDENTIAL_NAME } from '../../../nodes/shared/scopes';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { findCredentialTest, packageNodeTypes, runCredentialTest } from '../../support/harness/credentialTestRuntime';
+import {
+	findCredentialTest,
+	packageNodeTypes,
+	runCredentialTest,
+} from '../../support/harness/credentialTestRuntime';
 import { credentialType, relayCredentials } from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;
@@ -25,7 +37,7 @@ afterAll(async () => await sim.stop());
 beforeEach(() => sim.reset());
 
 describe('how n8n finds the test', () => {
-	test('the credential declares no test of its own: n8n would run it instead of the nodes\' test', () => {
+	test("the credential declares no test of its own: n8n would run it instead of the nodes' test", () => {
 		expect((credentialType as ICredentialType).test).toBeUndefined();
 		expect(findCredentialTest()).toBe(testMessagingRelayApi);
 	});
@@ -33,10 +45,15 @@ describe('how n8n finds the test', () => {
 	test('every node (every trigger version) that uses the credential names the test and carries it', () => {
 		const checked: string[] = [];
 		for (const node of packageNodeTypes()) {
-			const versions = node instanceof VersionedNodeType ? Object.entries(node.nodeVersions) : [['1', node] as const];
+			const versions =
+				node instanceof VersionedNodeType
+					? Object.entries(node.nodeVersions)
+					: [['1', node] as const];
 			for (const [version, type] of versions) {
 				const { description, methods } = type as INodeType;
-				expect(description.credentials).toEqual([{ name: CREDENTIAL_NAME, required: true, testedBy: CREDENTIAL_TEST_NAME }]);
+				expect(description.credentials).toEqual([
+					{ name: CREDENTIAL_NAME, required: true, testedBy: CREDENTIAL_TEST_NAME },
+				]);
 				expect(methods?.credentialTest?.[CREDENTIAL_TEST_NAME]).toBe(testMessagingRelayApi);
 				checked.push(`${description.name}@${version}`);
 			}
@@ -51,7 +68,7 @@ describe('how n8n finds the test', () => {
 	});
 });
 
-describe('each refusal in the package\'s words', () => {
+describe("each refusal in the package's words", () => {
 	test.each([
 		[401, 'sim-key-revoked'],
 		[402, 'sim-key-suspended'],
@@ -61,40 +78,70 @@ describe('each refusal in the package\'s words', () => {
 		expect(result).toEqual({ status: 'Error', message: REFUSAL_MESSAGES[status] });
 		expect(result.message).not.toContain(apiKey);
 		expect(sim.requests).toHaveLength(1);
-		expect(sim.requests[0]).toMatchObject({ method: 'GET', path: '/v1/numbers', authVia: 'x-api-key' });
+		expect(sim.requests[0]).toMatchObject({
+			method: 'GET',
+			path: '/v1/numbers',
+			authVia: 'x-api-key',
+		});
 	});
 
 	test('404 (the base URL ends in /v1) gives its message', async () => {
-		expect(await runCredentialTest(relayCredentials(`${sim.baseUrl}/v1`))).toEqual({ status: 'Error', message: REFUSAL_MESSAGES[404] });
+		expect(await runCredentialTest(relayCredentials(`${sim.baseUrl}/v1`))).toEqual({
+			status: 'Error',
+			message: REFUSAL_MESSAGES[404],
+		});
 	});
 
 	test('a working key passes, also as Authorization: Bearer', async () => {
-		expect(await runCredentialTest(relayCredentials(sim.baseUrl, 'sim-key-full', 'bearer'))).toEqual({ status: 'OK', message: TEST_PASSED });
+		expect(
+			await runCredentialTest(relayCredentials(sim.baseUrl, 'sim-key-full', 'bearer')),
+		).toEqual({ status: 'OK', message: TEST_PASSED });
 		expect(sim.requests[0]).toMatchObject({ path: '/v1/numbers', authVia: 'bearer' });
 	});
 });
 
 describe('anything else, in words', () => {
 	test('429: rate limited, the key not checked', async () => {
-		sim.inject({ path: '/v1/numbers', status: 429, body: { error: { code: 'RATE_LIMITED', message: 'slow down' } } });
-		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({ status: 'Error', message: otherAnswerMessages.rateLimited() });
+		sim.inject({
+			path: '/v1/numbers',
+			status: 429,
+			body: { error: { code: 'RATE_LIMITED', message: 'slow down' } },
+		});
+		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({
+			status: 'Error',
+			message: otherAnswerMessages.rateLimited(),
+		});
 	});
 
 	test('5xx: the service failed, the key not checked', async () => {
 		sim.inject({ path: '/v1/numbers', status: 503, rawBody: '' });
-		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({ status: 'Error', message: otherAnswerMessages.serviceFailed(503) });
+		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({
+			status: 'Error',
+			message: otherAnswerMessages.serviceFailed(503),
+		});
 	});
 
 	test('another status: what the service said, and never the key even when the server echoes it', async () => {
-		sim.inject({ path: '/v1/numbers', status: 400, body: { error: { code: 'BAD', message: 'header X-API-KEY sim-key-full is malformed' } } });
+		sim.inject({
+			path: '/v1/numbers',
+			status: 400,
+			body: { error: { code: 'BAD', message: 'header X-API-KEY sim-key-full is malformed' } },
+		});
 		const result = await runCredentialTest(relayCredentials(sim.baseUrl));
 		expect(result.status).toBe('Error');
-		expect(result.message).toMatch(/^The Messaging Relay API refused the test \(400 on GET \/v1\/numbers\)\. The service said: "header X-API-KEY \*+ is malformed"/);
+		expect(result.message).toMatch(
+			/^The Messaging Relay API refused the test \(400 on GET \/v1\/numbers\)\. The service said: "header X-API-KEY \*+ is malformed"/,
+		);
 		expect(result.message).not.toContain('sim-key-full');
 	});
 
 	test('a 200 that is not JSON (a web page at the base URL)', async () => {
-		sim.inject({ path: '/v1/numbers', status: 200, rawBody: '<html><body>Welcome</body></html>', headers: { 'content-type': 'text/html' } });
+		sim.inject({
+			path: '/v1/numbers',
+			status: 200,
+			rawBody: '<html><body>Welcome</body></html>',
+			headers: { 'content-type': 'text/html' },
+		});
 		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({
 			status: 'Error',
 			message: otherAnswerMessages.notJson('"<html><body>Welcome</body></html>"'),
@@ -103,7 +150,10 @@ describe('anything else, in words', () => {
 
 	test('a 200 with JSON that is not a list of numbers', async () => {
 		sim.inject({ path: '/v1/numbers', status: 200, body: { hello: 'world' } });
-		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({ status: 'Error', message: otherAnswerMessages.notNumbers() });
+		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({
+			status: 'Error',
+			message: otherAnswerMessages.notNumbers(),
+		});
 	});
 
 	test('the connection reset: unreachable, in words', async () => {
@@ -115,9 +165,17 @@ describe('anything else, in words', () => {
 	});
 
 	test('no answer within 10 s: timed out', async () => {
-		sim.inject({ path: '/v1/numbers', delayMs: (TEST_TIMEOUT_SECONDS + 2) * 1000, status: 200, body: { numbers: [] } });
+		sim.inject({
+			path: '/v1/numbers',
+			delayMs: (TEST_TIMEOUT_SECONDS + 2) * 1000,
+			status: 200,
+			body: { numbers: [] },
+		});
 		const started = Date.now();
-		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({ status: 'Error', message: otherAnswerMessages.timedOut(sim.baseUrl) });
+		expect(await runCredentialTest(relayCredentials(sim.baseUrl))).toEqual({
+			status: 'Error',
+			message: otherAnswerMessages.timedOut(sim.baseUrl),
+		});
 		expect(Date.now() - started).toBeLessThan((TEST_TIMEOUT_SECONDS + 1) * 1000);
 	}, 20_000);
 

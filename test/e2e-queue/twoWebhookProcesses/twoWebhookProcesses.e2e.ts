@@ -19,9 +19,20 @@ import { receivedIn, sample, sentIn } from '../../fixtures/events';
 import { N8nClient } from '../../support/n8nClient';
 import { report } from '../../support/report';
 import { SimClient } from '../../support/simClient';
-import { deployment, enqueuedBy, executions, sql, type ExecutionRow } from '../../support/stack/queue/running';
+import {
+	deployment,
+	enqueuedBy,
+	executions,
+	sql,
+	type ExecutionRow,
+} from '../../support/stack/queue/running';
 import { waitUntil } from '../../support/waitUntil';
-import { createWorkflow, NODE_TYPES, relayCredential, triggerWorkflowData } from '../../support/workflows';
+import {
+	createWorkflow,
+	NODE_TYPES,
+	relayCredential,
+	triggerWorkflowData,
+} from '../../support/workflows';
 import { inParallel } from '../../support/inParallel';
 import { deliver } from '../../support/deliver';
 
@@ -51,20 +62,35 @@ const deliverToAccount = (event: object) => deliver(simulator, event, { account:
 /** Delivery ids run more than once by one workflow. */
 function ranTwice(rows: ExecutionRow[]): string[] {
 	const seen = new Map<string, number>();
-	for (const row of rows) if (row.deliveryId) seen.set(row.deliveryId, (seen.get(row.deliveryId) ?? 0) + 1);
+	for (const row of rows)
+		if (row.deliveryId) seen.set(row.deliveryId, (seen.get(row.deliveryId) ?? 0) + 1);
 	return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }
 
 /** The first contact's answer an execution's data holds, if any. */
 function answerIn(executionId: string): string | null {
-	const [row] = sql(`select substring(data from 'answer from ([0-9]+@c.us)') from execution_data where "executionId" = ${Number(executionId)}`);
+	const [row] = sql(
+		`select substring(data from 'answer from ([0-9]+@c.us)') from execution_data where "executionId" = ${Number(executionId)}`,
+	);
 	return row?.[0] ? row[0] : null;
 }
 
 test(`two webhook processes, three workflows on one account: ${CONTACTS} runs waiting resume each with its own answer, every event runs once in each workflow that selects it, a paused chat starts nothing`, async () => {
-	const credential = await relayCredential(mainApi, 'two webhook processes account', { baseUrl: info.simUrl, apiKey: 'sim-key-two-webhooks' });
-	const pause = { pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } } };
-	const askData = triggerWorkflowData({ name: 'two webhooks: ask', credential, webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3301', events: ['message.received'], options: pause, typeVersion: 3 });
+	const credential = await relayCredential(mainApi, 'two webhook processes account', {
+		baseUrl: info.simUrl,
+		apiKey: 'sim-key-two-webhooks',
+	});
+	const pause = {
+		pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } },
+	};
+	const askData = triggerWorkflowData({
+		name: 'two webhooks: ask',
+		credential,
+		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3301',
+		events: ['message.received'],
+		options: pause,
+		typeVersion: 3,
+	});
 	askData.nodes.push({
 		id: 'ask',
 		name: 'Ask',
@@ -72,25 +98,55 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		typeVersion: 1,
 		position: [240, 0],
 		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3302',
-		parameters: { resource: 'message', operation: 'sendAndWait', message: QUESTION, responseType: 'freeText' },
+		parameters: {
+			resource: 'message',
+			operation: 'sendAndWait',
+			message: QUESTION,
+			responseType: 'freeText',
+		},
 		credentials: { messagingRelayApi: credential },
 	});
 	askData.connections['Relay Trigger'] = { main: [[{ node: 'Ask', type: 'main', index: 0 }]] };
 	const ask = await createWorkflow(mainApi, askData);
-	const logger = await createWorkflow(mainApi, triggerWorkflowData({ name: 'two webhooks: logger', credential, webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3303', events: ['*'] }));
-	const alerts = await createWorkflow(mainApi, triggerWorkflowData({ name: 'two webhooks: alerts', credential, webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3304', events: ['number.disconnected'] }));
+	const logger = await createWorkflow(
+		mainApi,
+		triggerWorkflowData({
+			name: 'two webhooks: logger',
+			credential,
+			webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3303',
+			events: ['*'],
+		}),
+	);
+	const alerts = await createWorkflow(
+		mainApi,
+		triggerWorkflowData({
+			name: 'two webhooks: alerts',
+			credential,
+			webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3304',
+			events: ['number.disconnected'],
+		}),
+	);
 	for (const id of [ask, logger, alerts]) await mainApi.api('POST', `/workflows/${id}/activate`);
 	const started = Date.now();
 
 	try {
 		// 1. Every contact writes: each message starts an "ask" run that asks that contact and waits.
-		const firsts = contacts.map((chat) => tagged(receivedIn(chat, { text: `Hi, this is ${chat}` })));
+		const firsts = contacts.map((chat) =>
+			tagged(receivedIn(chat, { text: `Hi, this is ${chat}` })),
+		);
 		const firstAnswers = await inParallel(firsts, CONCURRENCY, deliverToAccount);
 		expect(firstAnswers.filter((a) => a.status !== 200)).toEqual([]);
-		await waitUntil(`${CONTACTS} runs waiting`, () => (executions([ask]).filter((r) => r.status === 'waiting').length >= CONTACTS ? true : undefined), {
-			timeoutMs: 300_000,
-			intervalMs: 1_000,
-		});
+		await waitUntil(
+			`${CONTACTS} runs waiting`,
+			() =>
+				executions([ask]).filter((r) => r.status === 'waiting').length >= CONTACTS
+					? true
+					: undefined,
+			{
+				timeoutMs: 300_000,
+				intervalMs: 1_000,
+			},
+		);
 		const askedAt = Date.now();
 
 		// 2. A person writes from the phone in another chat: "ask" pauses it; its contact's message then starts nothing there.
@@ -108,12 +164,25 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		const answerResults = await inParallel(answers, CONCURRENCY, deliverToAccount);
 		expect(answerResults.filter((a) => a.status !== 200)).toEqual([]);
 
-		const expected = { ask: CONTACTS, logger: CONTACTS + 2 + disconnects.length, alerts: disconnects.length };
-		await waitUntil('every run to end', () => {
-			const rows = executions([ask, logger, alerts]);
-			const done = (id: string, n: number) => rows.filter((r) => r.workflowId === id && r.status === 'success').length >= n;
-			return done(ask, expected.ask) && done(logger, expected.logger) && done(alerts, expected.alerts) ? true : undefined;
-		}, { timeoutMs: 300_000, intervalMs: 1_000 }).catch(() => undefined);
+		const expected = {
+			ask: CONTACTS,
+			logger: CONTACTS + 2 + disconnects.length,
+			alerts: disconnects.length,
+		};
+		await waitUntil(
+			'every run to end',
+			() => {
+				const rows = executions([ask, logger, alerts]);
+				const done = (id: string, n: number) =>
+					rows.filter((r) => r.workflowId === id && r.status === 'success').length >= n;
+				return done(ask, expected.ask) &&
+					done(logger, expected.logger) &&
+					done(alerts, expected.alerts)
+					? true
+					: undefined;
+			},
+			{ timeoutMs: 300_000, intervalMs: 1_000 },
+		).catch(() => undefined);
 
 		const rows = executions([ask, logger, alerts]);
 		const of = (id: string) => rows.filter((r) => r.workflowId === id);
@@ -123,18 +192,29 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 			return !first || answerIn(r.id) !== first.message.chatId;
 		});
 		const loggerIds = new Set(of(logger).map((r) => r.deliveryId));
-		const loggerExpected = [...firsts, person, pausedContact, ...disconnects].map((e) => e.deliveryId);
+		const loggerExpected = [...firsts, person, pausedContact, ...disconnects].map(
+			(e) => e.deliveryId,
+		);
 		const alertIds = new Set(of(alerts).map((r) => r.deliveryId));
 		const figures = {
 			contacts: CONTACTS,
 			runsByWorkflow: { ask: askRuns.length, logger: of(logger).length, alerts: of(alerts).length },
 			expected,
-			notSucceeded: rows.filter((r) => r.status !== 'success').map((r) => ({ id: r.id, status: r.status, problem: r.problem })),
+			notSucceeded: rows
+				.filter((r) => r.status !== 'success')
+				.map((r) => ({ id: r.id, status: r.status, problem: r.problem })),
 			askWithoutItsOwnAnswer: wrongAnswer.map((r) => r.id),
 			lostInLogger: loggerExpected.filter((id) => !loggerIds.has(id)),
 			lostInAlerts: disconnects.map((e) => e.deliveryId).filter((id) => !alertIds.has(id)),
-			ranTwice: { ask: ranTwice(askRuns), logger: ranTwice(of(logger)), alerts: ranTwice(of(alerts)) },
-			enqueuedByProcess: { webhook: enqueuedBy('webhook').length, webhook2: enqueuedBy('webhook2').length },
+			ranTwice: {
+				ask: ranTwice(askRuns),
+				logger: ranTwice(of(logger)),
+				alerts: ranTwice(of(alerts)),
+			},
+			enqueuedByProcess: {
+				webhook: enqueuedBy('webhook').length,
+				webhook2: enqueuedBy('webhook2').length,
+			},
 			answersTookMs: Date.now() - askedAt,
 			totalMs: Date.now() - started,
 		};
@@ -155,9 +235,12 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		expect(of(logger)).toHaveLength(expected.logger);
 		expect(of(alerts)).toHaveLength(expected.alerts);
 		// Every question was asked once.
-		const questions = (await simulator.requests(started)).filter((r) => r.path === '/v1/messages' && r.account === ACCOUNT);
+		const questions = (await simulator.requests(started)).filter(
+			(r) => r.path === '/v1/messages' && r.account === ACCOUNT,
+		);
 		expect(questions).toHaveLength(CONTACTS);
 	} finally {
-		for (const id of [ask, logger, alerts]) await mainApi.api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+		for (const id of [ask, logger, alerts])
+			await mainApi.api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
 	}
 });

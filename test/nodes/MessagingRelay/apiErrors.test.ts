@@ -22,7 +22,8 @@ const send = (continueOnFail = false) =>
 		{ continueOnFail },
 	);
 const listNumbers = () => relayNode({ resource: 'number', operation: 'getAll', returnAll: true });
-const setWebhook = () => relayNode({ resource: 'webhook', operation: 'set', url: 'https://hooks.example.com/r' });
+const setWebhook = () =>
+	relayNode({ resource: 'webhook', operation: 'set', url: 'https://hooks.example.com/r' });
 
 async function failureOf(node: INode, apiKey = 'sim-key-full') {
 	const { error, items } = await runActionNode(node, relayCredentials(sim.baseUrl, apiKey));
@@ -36,19 +37,26 @@ describe('a refused request becomes a NodeApiError that says what happened and h
 		const error = await failureOf(send(), 'sim-key-revoked');
 		expect(error.name).toBe('NodeApiError');
 		expect(error.message).toBe('The Messaging Relay API key was not accepted (401 UNAUTHORIZED)');
-		expect(error.description).toMatch(/Create a new key in the Messaging Relay dashboard under API keys/);
+		expect(error.description).toMatch(
+			/Create a new key in the Messaging Relay dashboard under API keys/,
+		);
 	});
 
 	test.each([
 		['Message → Send', 'sim-key-readonly', 'messages:send', 'POST /v1/messages', send],
 		['Number → Get Many', 'sim-key-send-only', 'numbers:read', 'GET /v1/numbers', listNumbers],
 		['Webhook → Set', 'sim-key-old', 'webhooks:manage', 'PUT /v1/webhook', setWebhook],
-	])('403 on %s names the scope it needs (%s lacks %s)', async (_op, key, scope, endpoint, makeNode) => {
-		const error = await failureOf(makeNode(), key);
-		expect(error.message).toBe(`The API key is not allowed to call ${endpoint}: it lacks the ${scope} scope (403 UNAUTHORIZED)`);
-		expect(error.description).toContain(`This operation needs the ${scope} scope`);
-		expect(error.description).toContain('A key issued before a scope existed never gains it');
-	});
+	])(
+		'403 on %s names the scope it needs (%s lacks %s)',
+		async (_op, key, scope, endpoint, makeNode) => {
+			const error = await failureOf(makeNode(), key);
+			expect(error.message).toBe(
+				`The API key is not allowed to call ${endpoint}: it lacks the ${scope} scope (403 UNAUTHORIZED)`,
+			);
+			expect(error.description).toContain(`This operation needs the ${scope} scope`);
+			expect(error.description).toContain('A key issued before a scope existed never gains it');
+		},
+	);
 
 	test('402 ACCOUNT_SUSPENDED: rotating the key will not help', async () => {
 		const error = await failureOf(listNumbers(), 'sim-key-suspended');
@@ -74,24 +82,43 @@ describe('a refused request becomes a NodeApiError that says what happened and h
 			body: { error: { code: 'RATE_LIMITED', message: 'Slow down.' } },
 		});
 		const error = await failureOf(send());
-		expect(error.message).toBe('The Messaging Relay API is rate limiting requests (429 RATE_LIMITED)');
+		expect(error.message).toBe(
+			'The Messaging Relay API is rate limiting requests (429 RATE_LIMITED)',
+		);
 		expect(error.description).toMatch(/retry in 120 s/);
-		expect((error as unknown as { failure: unknown }).failure).toEqual({ cause: 'rate-limited', retryAfterMs: 120000 });
+		expect((error as unknown as { failure: unknown }).failure).toEqual({
+			cause: 'rate-limited',
+			retryAfterMs: 120000,
+		});
 		expect(sim.requestsTo('POST', '/v1/messages')).toHaveLength(1);
 	});
 
-	test('500 is the service\'s problem (a GET is tried 4 times first)', async () => {
-		sim.inject({ path: '/v1/numbers', status: 500, times: 4, body: { error: { code: 'INTERNAL', message: 'boom' } } });
+	test("500 is the service's problem (a GET is tried 4 times first)", async () => {
+		sim.inject({
+			path: '/v1/numbers',
+			status: 500,
+			times: 4,
+			body: { error: { code: 'INTERNAL', message: 'boom' } },
+		});
 		const error = await failureOf(listNumbers());
-		expect(error.message).toBe('The Messaging Relay service failed on GET /v1/numbers (500) after 4 tries');
+		expect(error.message).toBe(
+			'The Messaging Relay service failed on GET /v1/numbers (500) after 4 tries',
+		);
 		expect(error.description).toContain('"boom"');
 		expect(sim.requestsTo('GET', '/v1/numbers')).toHaveLength(4);
 	});
 
 	test('a non-JSON error body (an HTML proxy page) still gives a clear error', async () => {
-		sim.inject({ path: '/v1/numbers', status: 502, times: 4, rawBody: '<html><body>Bad Gateway</body></html>' });
+		sim.inject({
+			path: '/v1/numbers',
+			status: 502,
+			times: 4,
+			rawBody: '<html><body>Bad Gateway</body></html>',
+		});
 		const error = await failureOf(listNumbers());
-		expect(error.message).toBe('The Messaging Relay service failed on GET /v1/numbers (502) after 4 tries');
+		expect(error.message).toBe(
+			'The Messaging Relay service failed on GET /v1/numbers (502) after 4 tries',
+		);
 		expect(error.description).toContain('<html><body>Bad Gateway</body></html>');
 		expect(error.description).toContain('not the usual JSON error');
 	});
@@ -107,7 +134,9 @@ describe('a refused request becomes a NodeApiError that says what happened and h
 		sim.inject({ path: '/v1/numbers', status: 200, rawBody: '<html>login</html>' });
 		const error = await failureOf(listNumbers());
 		expect(error.name).toBe('NodeApiError');
-		expect(error.message).toBe('The Messaging Relay API answered GET /v1/numbers with something that is not JSON');
+		expect(error.message).toBe(
+			'The Messaging Relay API answered GET /v1/numbers with something that is not JSON',
+		);
 	});
 
 	test('an unreachable base URL says to check it', async () => {
@@ -115,7 +144,9 @@ describe('a refused request becomes a NodeApiError that says what happened and h
 		const deadUrl = closed.baseUrl;
 		await closed.stop();
 		const { error } = await runActionNode(listNumbers(), relayCredentials(deadUrl));
-		expect(error?.message).toBe('Could not reach the Messaging Relay API for GET /v1/numbers: connection refused');
+		expect(error?.message).toBe(
+			'Could not reach the Messaging Relay API for GET /v1/numbers: connection refused',
+		);
 		expect(error?.description).toContain(deadUrl);
 	});
 });
@@ -139,7 +170,12 @@ describe('continueOnFail', () => {
 			{ channel: 'num_main', to: '+4917600000004' },
 		]);
 		expect(error).toBeUndefined();
-		expect(items!.map((i) => i.pairedItem)).toEqual([{ item: 0 }, { item: 1 }, { item: 2 }, { item: 3 }]);
+		expect(items!.map((i) => i.pairedItem)).toEqual([
+			{ item: 0 },
+			{ item: 1 },
+			{ item: 2 },
+			{ item: 3 },
+		]);
 		expect(items![0].json).toMatchObject({ id: 'msg_1' });
 		expect(items![1].json.error).toBe('The field "To" is not a valid phone number: "12" [item 1]');
 		expect(items![2].json.error).toBe('Not found: POST /v1/messages (404 NOT_FOUND)');
@@ -154,14 +190,27 @@ describe('the API key never shows', () => {
 		for (const header of ['xApiKey', 'bearer'] as const) {
 			sim.inject({ method: 'POST', path: '/v1/messages', status: 500, rawBody: 'upstream broke' });
 			sim.inject({ path: '/v1/numbers', status: 500, times: 4, rawBody: 'still broken' });
-			const failing = await runActionNode(send(true), relayCredentials(sim.baseUrl, secretKey, header), [{}, {}]);
+			const failing = await runActionNode(
+				send(true),
+				relayCredentials(sim.baseUrl, secretKey, header),
+				[{}, {}],
+			);
 			const thrown = await runActionNode(
-				relayNode({ resource: 'number', operation: 'get', numberId: { __rl: true, mode: 'id', value: 'nope' } }),
+				relayNode({
+					resource: 'number',
+					operation: 'get',
+					numberId: { __rl: true, mode: 'id', value: 'nope' },
+				}),
 				relayCredentials(sim.baseUrl, secretKey, header),
 			);
-			const revoked = await runActionNode(listNumbers(), relayCredentials(sim.baseUrl, 'sim-key-revoked', header));
+			const revoked = await runActionNode(
+				listNumbers(),
+				relayCredentials(sim.baseUrl, 'sim-key-revoked', header),
+			);
 			for (const run of [failing, thrown, revoked]) {
-				const everything = JSON.stringify(run.run) + JSON.stringify(run.error, Object.getOwnPropertyNames(run.error ?? {}));
+				const everything =
+					JSON.stringify(run.run) +
+					JSON.stringify(run.error, Object.getOwnPropertyNames(run.error ?? {}));
 				expect(everything).not.toContain(secretKey);
 				expect(everything).not.toContain('sim-key-revoked');
 			}

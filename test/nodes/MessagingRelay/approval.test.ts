@@ -1,8 +1,11 @@
-import { decide, normaliseAnswer } from '../../../nodes/MessagingRelay/actions/sendAndWait/approval';
+import {
+	decide,
+	normaliseAnswer,
+} from '../../../nodes/MessagingRelay/actions/sendAndWait/approval';
 
 const words = { yes: ['yes', 'y', '1', 'ok', 'sí', '👍'], no: ['no', 'n', '2', '👎'] };
 
-describe('Approval: what a contact\'s answer means', () => {
+describe("Approval: what a contact's answer means", () => {
 	test.each([
 		['yes', 'approved'],
 		['YES', 'approved'],

@@ -23,7 +23,10 @@ const sendNode = (to: string, text = 'Hi there', channel = 'num_main', continueO
 
 describe('Message → Send', () => {
 	test('sends POST /v1/messages { channelId, to, text } and outputs the sent message', async () => {
-		const { items, error } = await runActionNode(sendNode('+49 176 1234-5678'), relayCredentials(sim.baseUrl));
+		const { items, error } = await runActionNode(
+			sendNode('+49 176 1234-5678'),
+			relayCredentials(sim.baseUrl),
+		);
 		expect(error).toBeUndefined();
 		expect(sim.requestsTo('POST', '/v1/messages').map((r) => r.body)).toEqual([
 			{ channelId: 'num_main', to: '+4917612345678', text: 'Hi there' },
@@ -56,15 +59,25 @@ describe('Message → Send', () => {
 		['{ data: ... }', 'data'],
 	] as const)('reads a %s response body too', async (_label, shape) => {
 		sim.shape = shape;
-		const { items } = await runActionNode(sendNode('+4917612345678'), relayCredentials(sim.baseUrl));
+		const { items } = await runActionNode(
+			sendNode('+4917612345678'),
+			relayCredentials(sim.baseUrl),
+		);
 		expect(items![0].json).toMatchObject({ id: 'msg_1', status: 'PENDING', to: '+4917612345678' });
 	});
 
 	test('an empty response body still gives an item saying where the message went', async () => {
 		sim.inject({ method: 'POST', path: '/v1/messages', status: 202, rawBody: '' });
-		const { items, error } = await runActionNode(sendNode('+4917612345678'), relayCredentials(sim.baseUrl));
+		const { items, error } = await runActionNode(
+			sendNode('+4917612345678'),
+			relayCredentials(sim.baseUrl),
+		);
 		expect(error).toBeUndefined();
-		expect(items![0].json).toEqual({ channelId: 'num_main', to: '+4917612345678', text: 'Hi there' });
+		expect(items![0].json).toEqual({
+			channelId: 'num_main',
+			to: '+4917612345678',
+			text: 'Hi there',
+		});
 	});
 
 	test('one request per input item, each output paired with its input', async () => {
@@ -89,10 +102,15 @@ describe('Message → Send', () => {
 
 describe('Message → Reply (no typed expressions)', () => {
 	const replyNode = (continueOnFail = false) =>
-		relayNode({ resource: 'message', operation: 'reply', text: 'Thanks, we are open until 6.' }, { continueOnFail });
+		relayNode(
+			{ resource: 'message', operation: 'reply', text: 'Thanks, we are open until 6.' },
+			{ continueOnFail },
+		);
 
 	test('answers the trigger item on its chatId from the number that received it', async () => {
-		const { items, error } = await runActionNode(replyNode(), relayCredentials(sim.baseUrl), [triggerMessageItem]);
+		const { items, error } = await runActionNode(replyNode(), relayCredentials(sim.baseUrl), [
+			triggerMessageItem,
+		]);
 		expect(error).toBeUndefined();
 		expect(sim.requestsTo('POST', '/v1/messages').map((r) => r.body)).toEqual([
 			{ channelId: 'num_main', to: '4917612345678@c.us', text: 'Thanks, we are open until 6.' },
@@ -100,9 +118,11 @@ describe('Message → Reply (no typed expressions)', () => {
 		expect(items![0].json).toMatchObject({ channelId: 'num_main', chatId: '4917612345678@c.us' });
 	});
 
-	test('also answers a raw event body (message.chatId), as from n8n\'s Webhook node', async () => {
+	test("also answers a raw event body (message.chatId), as from n8n's Webhook node", async () => {
 		await runActionNode(replyNode(), relayCredentials(sim.baseUrl), [inboundMessageEvent]);
-		await runActionNode(replyNode(), relayCredentials(sim.baseUrl), [{ body: inboundMessageEvent }]);
+		await runActionNode(replyNode(), relayCredentials(sim.baseUrl), [
+			{ body: inboundMessageEvent },
+		]);
 		expect(sim.messages.map((m) => [m.channelId, m.to])).toEqual([
 			['num_main', '4917612345678@c.us'],
 			['num_main', '4917612345678@c.us'],
@@ -110,7 +130,9 @@ describe('Message → Reply (no typed expressions)', () => {
 	});
 
 	test('an item without a message is refused before any request, naming the item', async () => {
-		const { error } = await runActionNode(replyNode(), relayCredentials(sim.baseUrl), [{ foo: 'bar' }]);
+		const { error } = await runActionNode(replyNode(), relayCredentials(sim.baseUrl), [
+			{ foo: 'bar' },
+		]);
 		expect(error?.message).toBe('The input item holds no received message to reply to [item 0]');
 		expect(error?.description).toMatch(/Connect this node after the trigger, or use Send/);
 		expect(sim.requests).toHaveLength(0);
@@ -122,11 +144,31 @@ describe('Message → Reply (no typed expressions)', () => {
 describe('parameters are checked before any request', () => {
 	test.each([
 		['empty text', sendNode('+4917612345678', '   '), 'The field "Text" is empty [item 0]'],
-		['recipient mapped from a missing field', sendNode('={{ $json.phone }}'), 'The field "To" is empty [item 0]'],
-		['too short phone', sendNode('+49 123'), 'The field "To" is not a valid phone number: "+49 123" [item 0]'],
-		['too long phone', sendNode('+1234567890123456'), 'The field "To" is not a valid phone number: "+1234567890123456" [item 0]'],
-		['spaces in a chat ID', sendNode('my chat'), 'The field "To" is neither a phone number nor a chat ID: "my chat" [item 0]'],
-		['number mapped from a missing field', sendNode('+4917612345678', 'hi', '={{ $json.channel }}'), 'The field "From Number" is empty [item 0]'],
+		[
+			'recipient mapped from a missing field',
+			sendNode('={{ $json.phone }}'),
+			'The field "To" is empty [item 0]',
+		],
+		[
+			'too short phone',
+			sendNode('+49 123'),
+			'The field "To" is not a valid phone number: "+49 123" [item 0]',
+		],
+		[
+			'too long phone',
+			sendNode('+1234567890123456'),
+			'The field "To" is not a valid phone number: "+1234567890123456" [item 0]',
+		],
+		[
+			'spaces in a chat ID',
+			sendNode('my chat'),
+			'The field "To" is neither a phone number nor a chat ID: "my chat" [item 0]',
+		],
+		[
+			'number mapped from a missing field',
+			sendNode('+4917612345678', 'hi', '={{ $json.channel }}'),
+			'The field "From Number" is empty [item 0]',
+		],
 	])('%s', async (_label, node, message) => {
 		const { error } = await runActionNode(node, relayCredentials(sim.baseUrl));
 		expect(error?.message).toBe(message);

@@ -1,8 +1,18 @@
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
-import { NodeHelpers, resetSafeRegexEngine, setSafeRegexEngine, type INodeParameters } from 'n8n-workflow';
+import {
+	NodeHelpers,
+	resetSafeRegexEngine,
+	setSafeRegexEngine,
+	type INodeParameters,
+} from 'n8n-workflow';
 
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { relayCredentials, relayNode, runActionNode, runListSearch } from '../../support/harness/n8nRuntime';
+import {
+	relayCredentials,
+	relayNode,
+	runActionNode,
+	runListSearch,
+} from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;
 beforeAll(async () => {
@@ -12,14 +22,21 @@ afterAll(async () => await sim.stop());
 beforeEach(() => sim.reset());
 
 const getNumber = (id: string) =>
-	relayNode({ resource: 'number', operation: 'get', numberId: { __rl: true, mode: 'id', value: id } });
+	relayNode({
+		resource: 'number',
+		operation: 'get',
+		numberId: { __rl: true, mode: 'id', value: id },
+	});
 
 describe('Number → Get', () => {
 	test.each(['wrapped', 'bare', 'data'] as const)(
 		'reads a %s body: status, health and unknown fields pass through',
 		async (shape) => {
 			sim.shape = shape;
-			const { items, error } = await runActionNode(getNumber('num_old'), relayCredentials(sim.baseUrl));
+			const { items, error } = await runActionNode(
+				getNumber('num_old'),
+				relayCredentials(sim.baseUrl),
+			);
 			expect(error).toBeUndefined();
 			expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/numbers/num_old']);
 			expect(items!.map((i) => i.json)).toEqual([
@@ -91,7 +108,10 @@ describe('Number → Get Many', () => {
 
 	test('a read-only key (*:read) may list numbers', async () => {
 		const node = relayNode({ resource: 'number', operation: 'getAll', returnAll: true });
-		const { items, error } = await runActionNode(node, relayCredentials(sim.baseUrl, 'sim-key-readonly'));
+		const { items, error } = await runActionNode(
+			node,
+			relayCredentials(sim.baseUrl, 'sim-key-readonly'),
+		);
 		expect(error).toBeUndefined();
 		expect(items).toHaveLength(3);
 	});
@@ -111,9 +131,19 @@ describe('number list search (From List)', () => {
 	});
 
 	test('filters by name, phone or ID', async () => {
-		const byName = await runListSearch(node, relayCredentials(sim.baseUrl), 'searchNumbers', 'sales');
+		const byName = await runListSearch(
+			node,
+			relayCredentials(sim.baseUrl),
+			'searchNumbers',
+			'sales',
+		);
 		expect(byName.results.map((r) => r.value)).toEqual(['num_sales']);
-		const byPhone = await runListSearch(node, relayCredentials(sim.baseUrl), 'searchNumbers', '+4930');
+		const byPhone = await runListSearch(
+			node,
+			relayCredentials(sim.baseUrl),
+			'searchNumbers',
+			'+4930',
+		);
 		expect(byPhone.results.map((r) => r.value)).toEqual(['num_old']);
 	});
 
@@ -130,19 +160,43 @@ describe('number list search (From List)', () => {
  * time-out (n8n-workflow safe-regex.js). A worker starved of CPU hit that time-out and failed the
  * whole execution, so the number's By ID mode has no regex: this check must not need one.
  */
-describe('n8n\'s check before each run', () => {
+describe("n8n's check before each run", () => {
 	afterEach(() => resetSafeRegexEngine());
 
 	test.each([
-		['Message → Send', { resource: 'message', operation: 'send', channelId: { __rl: true, mode: 'id', value: 'num_sales' }, to: '+4917600000099', text: 'hi' }],
-		['Number → Get', { resource: 'number', operation: 'get', numberId: { __rl: true, mode: 'id', value: 'num_sales' } }],
+		[
+			'Message → Send',
+			{
+				resource: 'message',
+				operation: 'send',
+				channelId: { __rl: true, mode: 'id', value: 'num_sales' },
+				to: '+4917600000099',
+				text: 'hi',
+			},
+		],
+		[
+			'Number → Get',
+			{
+				resource: 'number',
+				operation: 'get',
+				numberId: { __rl: true, mode: 'id', value: 'num_sales' },
+			},
+		],
 	])('%s with a typed number ID runs no regular expression', (_label, parameters) => {
 		const timesOut = () => {
 			throw new Error('Regular expression execution timed out');
 		};
-		setSafeRegexEngine({ exec: timesOut, test: timesOut, replace: timesOut, matchAll: timesOut, split: timesOut });
+		setSafeRegexEngine({
+			exec: timesOut,
+			test: timesOut,
+			replace: timesOut,
+			matchAll: timesOut,
+			split: timesOut,
+		});
 		const node = relayNode(parameters as INodeParameters);
 		const { description } = new MessagingRelay();
-		expect(NodeHelpers.getNodeParametersIssues(description.properties, node, description)).toBeNull();
+		expect(
+			NodeHelpers.getNodeParametersIssues(description.properties, node, description),
+		).toBeNull();
 	});
 });

@@ -44,14 +44,28 @@ function replyNode(parameters: IDataObject = {}): INode {
 
 async function run(middle: string[], items: INodeExecutionData[], reply = replyNode()) {
 	const trigger = triggerNodeFor();
-	const nodes = [trigger, ...middle.map((type, i) => plainNode(`${type} ${i + 1}`, type, 200 + i * 100)), reply];
+	const nodes = [
+		trigger,
+		...middle.map((type, i) => plainNode(`${type} ${i + 1}`, type, 200 + i * 100)),
+		reply,
+	];
 	const names = nodes.map((n) => n.name);
-	return await runWorkflow(nodes, chain(...names), trigger.name, [items, []], relayCredentials(sim.baseUrl), types);
+	return await runWorkflow(
+		nodes,
+		chain(...names),
+		trigger.name,
+		[items, []],
+		relayCredentials(sim.baseUrl),
+		types,
+	);
 }
 
 describe('Reply finds its message through item pairing', () => {
 	test('after one intermediate node (the agent): right chat, right number, the answer converted', async () => {
-		const result = await run(['agentStandIn'], [received('4917611111111@c.us', 'Open today?', 'num_sales')]);
+		const result = await run(
+			['agentStandIn'],
+			[received('4917611111111@c.us', 'Open today?', 'num_sales')],
+		);
 		expect(result.error).toBeUndefined();
 		expect(sim.messages.map(({ channelId, to, text }) => ({ channelId, to, text }))).toEqual([
 			{ channelId: 'num_sales', to: '4917611111111@c.us', text: '*Answer* to: Open today?' },
@@ -61,11 +75,20 @@ describe('Reply finds its message through item pairing', () => {
 	test('across several intermediate nodes, with items reordered on the way, each reply goes to its own chat', async () => {
 		const result = await run(
 			['agentStandIn', 'dropFields', 'reverseItems'],
-			[received('491761000001@c.us', 'first'), received('491761000002@c.us', 'second'), received('491761000003@c.us', 'third')],
+			[
+				received('491761000001@c.us', 'first'),
+				received('491761000002@c.us', 'second'),
+				received('491761000003@c.us', 'third'),
+			],
 		);
 		expect(result.error).toBeUndefined();
 		// reverseItems hands Reply the third answer first; pairing still leads each one home.
-		expect(sim.messages.map(({ to, text }) => `${to} ← ${text}`).sort().reverse()).toEqual([
+		expect(
+			sim.messages
+				.map(({ to, text }) => `${to} ← ${text}`)
+				.sort()
+				.reverse(),
+		).toEqual([
 			'491761000003@c.us ← *Answer* to: third',
 			'491761000002@c.us ← *Answer* to: second',
 			'491761000001@c.us ← *Answer* to: first',
@@ -77,24 +100,38 @@ describe('Reply finds its message through item pairing', () => {
 		]);
 	});
 
-	test('a typed text wins over the agent\'s answer and goes out as written (WhatsApp style kept)', async () => {
-		await run(['agentStandIn'], [received('4917612345678@c.us', 'hi')], replyNode({ text: 'Thanks! *We* will call you_back' }));
+	test("a typed text wins over the agent's answer and goes out as written (WhatsApp style kept)", async () => {
+		await run(
+			['agentStandIn'],
+			[received('4917612345678@c.us', 'hi')],
+			replyNode({ text: 'Thanks! *We* will call you_back' }),
+		);
 		expect(sim.messages.map((m) => m.text)).toEqual(['Thanks! *We* will call you_back']);
 	});
 
 	test('Formatting "Send As Written" sends the agent\'s Markdown unchanged', async () => {
-		await run(['agentStandIn'], [received('4917612345678@c.us', 'hi')], replyNode({ options: { formatting: 'asWritten' } }));
+		await run(
+			['agentStandIn'],
+			[received('4917612345678@c.us', 'hi')],
+			replyNode({ options: { formatting: 'asWritten' } }),
+		);
 		expect(sim.messages.map((m) => m.text)).toEqual(['**Answer** to: hi']);
 	});
 
 	test('Formatting "Convert Markdown to WhatsApp" converts a typed text too', async () => {
-		await run(['agentStandIn'], [received('4917612345678@c.us', 'hi')], replyNode({ text: '**Yes**', options: { formatting: 'whatsapp' } }));
+		await run(
+			['agentStandIn'],
+			[received('4917612345678@c.us', 'hi')],
+			replyNode({ text: '**Yes**', options: { formatting: 'whatsapp' } }),
+		);
 		expect(sim.messages.map((m) => m.text)).toEqual(['*Yes*']);
 	});
 
 	test('directly after the trigger Reply still reads the item itself (no pairing needed)', async () => {
 		await run([], [received('4917612345678@c.us', 'hi')], replyNode({ text: 'Hello **there**' }));
-		expect(sim.messages.map(({ to, text }) => ({ to, text }))).toEqual([{ to: '4917612345678@c.us', text: 'Hello **there**' }]);
+		expect(sim.messages.map(({ to, text }) => ({ to, text }))).toEqual([
+			{ to: '4917612345678@c.us', text: 'Hello **there**' },
+		]);
 	});
 
 	test('an empty Text with no agent answer says what to type', async () => {
@@ -116,7 +153,9 @@ describe('Reply finds its message through item pairing', () => {
 			relayCredentials(sim.baseUrl),
 			types,
 		);
-		expect(result.error?.message).toBe('The input item holds no received message to reply to [item 0]');
+		expect(result.error?.message).toBe(
+			'The input item holds no received message to reply to [item 0]',
+		);
 		expect(result.error?.description).toMatch(/Connect this node after the trigger, or use Send/);
 		expect(result.error?.description).toMatch(/none of them leads back/);
 		expect(sim.messages).toEqual([]);

@@ -10,7 +10,13 @@ import { Workflow } from 'n8n-workflow';
 
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { ACTION_TYPE, PackageNodeTypes, additionalDataFor, packageNode, relayCredentials } from '../../support/harness/n8nRuntime';
+import {
+	ACTION_TYPE,
+	PackageNodeTypes,
+	additionalDataFor,
+	packageNode,
+	relayCredentials,
+} from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 type LifecycleMethod = 'checkExists' | 'create' | 'delete';
@@ -23,11 +29,27 @@ afterAll(async () => await sim.stop());
 beforeEach(() => sim.reset());
 
 const action = new MessagingRelay();
-const node = packageNode('ask-node', 'Ask the guest', ACTION_TYPE, { resource: 'message', operation: 'sendAndWait' }, { webhookId: 'ask-node' });
-const workflow = new Workflow({ id: 'wf-ask', nodes: [node], connections: {}, active: true, nodeTypes: new PackageNodeTypes(), staticData: {} });
+const node = packageNode(
+	'ask-node',
+	'Ask the guest',
+	ACTION_TYPE,
+	{ resource: 'message', operation: 'sendAndWait' },
+	{ webhookId: 'ask-node' },
+);
+const workflow = new Workflow({
+	id: 'wf-ask',
+	nodes: [node],
+	connections: {},
+	active: true,
+	nodeTypes: new PackageNodeTypes(),
+	staticData: {},
+});
 
 /** Calls one lifecycle method of the action node's webhook as n8n's WebhookService.runWebhookMethod would. */
-async function lifecycle(method: LifecycleMethod, activation: WorkflowActivateMode): Promise<boolean> {
+async function lifecycle(
+	method: LifecycleMethod,
+	activation: WorkflowActivateMode,
+): Promise<boolean> {
 	const additionalData = additionalDataFor(relayCredentials(sim.baseUrl));
 	const webhookData: IWebhookData = {
 		httpMethod: 'POST',
@@ -38,7 +60,14 @@ async function lifecycle(method: LifecycleMethod, activation: WorkflowActivateMo
 		workflowExecuteAdditionalData: additionalData,
 		webhookId: node.webhookId,
 	};
-	const context = new HookContext(workflow, node, additionalData, activation === 'manual' ? 'manual' : 'trigger', activation, webhookData);
+	const context = new HookContext(
+		workflow,
+		node,
+		additionalData,
+		activation === 'manual' ? 'manual' : 'trigger',
+		activation,
+		webhookData,
+	);
 	return await action.webhookMethods.default[method].call(context);
 }
 
@@ -46,7 +75,8 @@ async function lifecycle(method: LifecycleMethod, activation: WorkflowActivateMo
 async function callEverything(): Promise<boolean[]> {
 	const answers: boolean[] = [];
 	for (const activation of ['activate', 'update', 'manual'] as WorkflowActivateMode[]) {
-		for (const method of ['checkExists', 'create', 'delete'] as LifecycleMethod[]) answers.push(await lifecycle(method, activation));
+		for (const method of ['checkExists', 'create', 'delete'] as LifecycleMethod[])
+			answers.push(await lifecycle(method, activation));
 	}
 	return answers;
 }
@@ -73,7 +103,11 @@ test('a published trigger keeps the account webhook: no request reaches the serv
 
 test('a waiting run that holds the account webhook keeps it: delete removes nothing', async () => {
 	// What waitingHolder.ts registers when no trigger is published: the waiting node's resume URL.
-	const waiting = { url: 'https://n8n.example.com/webhook-waiting/exec-7/ask-node?signature=abc', active: true, secret: 'whsec_waiting' };
+	const waiting = {
+		url: 'https://n8n.example.com/webhook-waiting/exec-7/ask-node?signature=abc',
+		active: true,
+		secret: 'whsec_waiting',
+	};
 	sim.webhook = { ...waiting };
 	expect(await callEverything()).toEqual(Array(9).fill(true));
 	expect(sim.requests).toEqual([]);

@@ -11,8 +11,17 @@ import { Workflow } from 'n8n-workflow';
 import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../nodes/shared/sharedWebhook/webhookState';
 import type { RelaySimulator } from '../../simulator';
-import { executeFrom, PackageNodeTypes, relayCredentials, relayNode } from '../../support/harness/n8nRuntime';
-import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
+import {
+	executeFrom,
+	PackageNodeTypes,
+	relayCredentials,
+	relayNode,
+} from '../../support/harness/n8nRuntime';
+import {
+	withSharedN8nPerTest,
+	type SharedN8n,
+	type SharedWorkflow,
+} from '../../support/harness/sharedN8n';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -22,30 +31,61 @@ const ADA = '+4917612345678';
 
 let runs = 0;
 async function ask(to: string) {
-	const asking = relayNode({ resource: 'message', operation: 'sendAndWait', message: 'Can you come on Friday?', waitTo: to, waitChannelId: 'num_main' });
-	const workflow = new Workflow({ id: 'wf-campaign', nodes: [asking], connections: {}, active: true, nodeTypes: new PackageNodeTypes() });
-	const run = await executeFrom(workflow, asking, [[{ json: {} }]], relayCredentials(sim.baseUrl), 'webhook', n8n.baseUrl, `exec-${++runs}`);
+	const asking = relayNode({
+		resource: 'message',
+		operation: 'sendAndWait',
+		message: 'Can you come on Friday?',
+		waitTo: to,
+		waitChannelId: 'num_main',
+	});
+	const workflow = new Workflow({
+		id: 'wf-campaign',
+		nodes: [asking],
+		connections: {},
+		active: true,
+		nodeTypes: new PackageNodeTypes(),
+	});
+	const run = await executeFrom(
+		workflow,
+		asking,
+		[[{ json: {} }]],
+		relayCredentials(sim.baseUrl),
+		'webhook',
+		n8n.baseUrl,
+		`exec-${++runs}`,
+	);
 	expect(run.data.resultData.error).toBeUndefined();
 	return run;
 }
 
 const waitHandoffs = () => n8n.served.filter((s) => s.handoff === 'wait').length;
-const stored = (holder: SharedWorkflow) => Object.values(waitsInStaticData(JSON.parse(holder.db)[`node:${holder.node.name}`] as WebhookState));
-const questionsSent = () => sim.requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages').length;
+const stored = (holder: SharedWorkflow) =>
+	Object.values(
+		waitsInStaticData(JSON.parse(holder.db)[`node:${holder.node.name}`] as WebhookState),
+	);
+const questionsSent = () =>
+	sim.requests.filter((r) => r.method === 'POST' && r.path === '/v1/messages').length;
 
-test('the only run in its chat: one save of the trigger\'s static data (its `wait`, then a confirm that finds it saved); a second run in that chat also sends its question\'s id', async () => {
-	const holder = n8n.addWorkflow('campaign trigger', { events: ['message.received'] } as INodeParameters);
+test("the only run in its chat: one save of the trigger's static data (its `wait`, then a confirm that finds it saved); a second run in that chat also sends its question's id", async () => {
+	const holder = n8n.addWorkflow('campaign trigger', {
+		events: ['message.received'],
+	} as INodeParameters);
 	await holder.publish();
 	let saves = 0;
 	const counting = holder as unknown as { db: string };
 	let db = counting.db;
-	Object.defineProperty(counting, 'db', { get: () => db, set: (value: string) => void ((db = value), saves++) });
+	Object.defineProperty(counting, 'db', {
+		get: () => db,
+		set: (value: string) => void ((db = value), saves++),
+	});
 
 	await ask(ADA);
 	expect(waitHandoffs()).toBe(2);
 	expect(saves).toBe(1);
 	expect(questionsSent()).toBe(1);
-	expect(stored(holder)).toEqual([expect.objectContaining({ chat: '4917612345678', questionId: null })]);
+	expect(stored(holder)).toEqual([
+		expect.objectContaining({ chat: '4917612345678', questionId: null }),
+	]);
 
 	// Another run asks the same contact while the first waits: its wait carries its question's id.
 	await ask(ADA);
@@ -58,8 +98,10 @@ test('the only run in its chat: one save of the trigger\'s static data (its `wai
 	expect(waitHandoffs()).toBe(7);
 });
 
-test('two webhook processes: a wait another process\'s save dropped is written again before the question goes out', async () => {
-	const holder = n8n.addWorkflow('campaign trigger', { events: ['message.received'] } as INodeParameters);
+test("two webhook processes: a wait another process's save dropped is written again before the question goes out", async () => {
+	const holder = n8n.addWorkflow('campaign trigger', {
+		events: ['message.received'],
+	} as INodeParameters);
 	await holder.publish();
 	// The wait's save and the first confirm's rewrite are both lost to another process's saves.
 	holder.lostSaves = 2;
@@ -71,14 +113,37 @@ test('two webhook processes: a wait another process\'s save dropped is written a
 });
 
 test('a wait that never reaches the database: the run fails before it asks, and says what to do', async () => {
-	const holder = n8n.addWorkflow('campaign trigger', { events: ['message.received'] } as INodeParameters);
+	const holder = n8n.addWorkflow('campaign trigger', {
+		events: ['message.received'],
+	} as INodeParameters);
 	await holder.publish();
 	holder.lostSaves = 100;
-	const asking = relayNode({ resource: 'message', operation: 'sendAndWait', message: 'Can you come on Friday?', waitTo: ADA, waitChannelId: 'num_main' });
-	const workflow = new Workflow({ id: 'wf-campaign', nodes: [asking], connections: {}, active: true, nodeTypes: new PackageNodeTypes() });
-	const run = await executeFrom(workflow, asking, [[{ json: {} }]], relayCredentials(sim.baseUrl), 'webhook', n8n.baseUrl, 'exec-lost');
+	const asking = relayNode({
+		resource: 'message',
+		operation: 'sendAndWait',
+		message: 'Can you come on Friday?',
+		waitTo: ADA,
+		waitChannelId: 'num_main',
+	});
+	const workflow = new Workflow({
+		id: 'wf-campaign',
+		nodes: [asking],
+		connections: {},
+		active: true,
+		nodeTypes: new PackageNodeTypes(),
+	});
+	const run = await executeFrom(
+		workflow,
+		asking,
+		[[{ json: {} }]],
+		relayCredentials(sim.baseUrl),
+		'webhook',
+		n8n.baseUrl,
+		'exec-lost',
+	);
 	expect(run.data.resultData.error).toMatchObject({
-		message: 'The Messaging Relay Trigger that receives this account\'s events could not keep the wait',
+		message:
+			"The Messaging Relay Trigger that receives this account's events could not keep the wait",
 		description: expect.stringContaining('The question was not sent.'),
 	});
 	expect(questionsSent()).toBe(0);

@@ -29,7 +29,10 @@ const send = (inFlight?: number) =>
 	});
 
 const distinctChats = (n: number) =>
-	Array.from({ length: n }, (_, i) => ({ to: `+4917600${String(i).padStart(5, '0')}`, text: `m${i}` }));
+	Array.from({ length: n }, (_, i) => ({
+		to: `+4917600${String(i).padStart(5, '0')}`,
+		text: `m${i}`,
+	}));
 
 /** Three messages to A, two to B, one to C, interleaved. */
 const threeChatsInterleaved = [
@@ -43,27 +46,43 @@ const threeChatsInterleaved = [
 
 test.each([1, 4, 10])('never more than %i messages in flight', async (limit) => {
 	sim.latencyMs = 40;
-	const { items } = await runActionNode(send(limit), relayCredentials(sim.baseUrl), distinctChats(24));
+	const { items } = await runActionNode(
+		send(limit),
+		relayCredentials(sim.baseUrl),
+		distinctChats(24),
+	);
 	expect(items).toHaveLength(24);
 	expect(sim.maxInFlight).toBe(limit);
 });
 
 test(`the default is ${DEFAULT_MESSAGES_IN_FLIGHT} in flight`, async () => {
 	sim.latencyMs = 40;
-	await runActionNode(send(), relayCredentials(sim.baseUrl), distinctChats(3 * DEFAULT_MESSAGES_IN_FLIGHT));
+	await runActionNode(
+		send(),
+		relayCredentials(sim.baseUrl),
+		distinctChats(3 * DEFAULT_MESSAGES_IN_FLIGHT),
+	);
 	expect(sim.maxInFlight).toBe(DEFAULT_MESSAGES_IN_FLIGHT);
 });
 
 test('messages to the same chat go out in input order, one at a time, even when the first is slow', async () => {
 	// The first message to chat A is slow; without per-chat ordering A2 and A3 would overtake it.
-	sim.inject({ method: 'POST', path: '/v1/messages', passThrough: true, delayMs: 300, whenBody: { text: 'A1' } });
+	sim.inject({
+		method: 'POST',
+		path: '/v1/messages',
+		passThrough: true,
+		delayMs: 300,
+		whenBody: { text: 'A1' },
+	});
 	const input = threeChatsInterleaved;
 	const { items } = await runActionNode(send(10), relayCredentials(sim.baseUrl), input);
 	const order = (to: string) => sim.messages.filter((m) => m.to === to).map((m) => m.text);
 	expect(order('+4917611111111')).toEqual(['A1', 'A2', 'A3']);
 	expect(order('+4917622222222')).toEqual(['B1', 'B2']);
 	// Other chats did not wait for the slow one.
-	expect(sim.messages.findIndex((m) => m.text === 'C1')).toBeLessThan(sim.messages.findIndex((m) => m.text === 'A2'));
+	expect(sim.messages.findIndex((m) => m.text === 'C1')).toBeLessThan(
+		sim.messages.findIndex((m) => m.text === 'A2'),
+	);
 	// Output: input order, paired.
 	expect(items!.map((i) => i.json.text)).toEqual(input.map((i) => i.text));
 	expect(items!.map((i) => i.pairedItem)).toEqual(input.map((_, item) => ({ item })));
@@ -71,7 +90,12 @@ test('messages to the same chat go out in input order, one at a time, even when 
 
 test('replies to one chat keep their order too', async () => {
 	sim.inject({ method: 'POST', path: '/v1/messages', passThrough: true, delayMs: 200 });
-	const node = relayNode({ resource: 'message', operation: 'reply', text: '={{ $json.reply }}', options: { messagesInFlight: 10 } });
+	const node = relayNode({
+		resource: 'message',
+		operation: 'reply',
+		text: '={{ $json.reply }}',
+		options: { messagesInFlight: 10 },
+	});
 	const input = ['first', 'second', 'third'].map((reply) => ({ ...triggerMessageItem, reply }));
 	await runActionNode(node, relayCredentials(sim.baseUrl), input);
 	expect(sim.messages.map((m) => m.text)).toEqual(['first', 'second', 'third']);
@@ -79,7 +103,12 @@ test('replies to one chat keep their order too', async () => {
 });
 
 test('without Continue On Fail, the first failure stops new sends and fails the node', async () => {
-	sim.inject({ method: 'POST', path: '/v1/messages', status: 400, body: { error: { code: 'VALIDATION_ERROR', message: 'bad' } } });
+	sim.inject({
+		method: 'POST',
+		path: '/v1/messages',
+		status: 400,
+		body: { error: { code: 'VALIDATION_ERROR', message: 'bad' } },
+	});
 	const { error } = await runActionNode(send(1), relayCredentials(sim.baseUrl), distinctChats(5));
 	expect(error?.message).toMatch(/refused POST \/v1\/messages \(400 VALIDATION_ERROR\)/);
 	expect(sim.requestsTo('POST', '/v1/messages')).toHaveLength(1);

@@ -18,8 +18,16 @@ describe('Markdown → WhatsApp formatting', () => {
 		['dash list stays', '- eggs\n- milk', '- eggs\n- milk'],
 		['numbered list stays', '1. first\n2. second', '1. first\n2. second'],
 		['bullet with bold item', '* **Mon**: 9–18', '- *Mon*: 9–18'],
-		['link', 'See [our menu](https://example.com/menu_2026).', 'See our menu (https://example.com/menu_2026).'],
-		['link whose text is the URL', '[https://example.com](https://example.com)', 'https://example.com'],
+		[
+			'link',
+			'See [our menu](https://example.com/menu_2026).',
+			'See our menu (https://example.com/menu_2026).',
+		],
+		[
+			'link whose text is the URL',
+			'[https://example.com](https://example.com)',
+			'https://example.com',
+		],
 		['autolink', 'Go to <https://example.com/a_b_c>', 'Go to https://example.com/a_b_c'],
 		['image', '![logo](https://example.com/logo.png)', 'logo (https://example.com/logo.png)'],
 		['inline code', 'Run `npm_install --save`', 'Run ```npm_install --save```'],
@@ -30,7 +38,11 @@ describe('Markdown → WhatsApp formatting', () => {
 			'Code:\n```const a = 2*3*4; // **not bold**```\nDone',
 		],
 		['escaped asterisks', 'Use \\*stars\\* literally', 'Use *stars* literally'],
-		['bold URL keeps its underscores', '**https://example.com/a_b_c**', '*https://example.com/a_b_c*'],
+		[
+			'bold URL keeps its underscores',
+			'**https://example.com/a_b_c**',
+			'*https://example.com/a_b_c*',
+		],
 		['emphasis next to punctuation', '(**yes**), "*no*"', '(*yes*), "_no_"'],
 		['unicode words', '**Grüße** aus _Köln_', '*Grüße* aus _Köln_'],
 	])('%s', (_what, markdown, whatsapp) => {

@@ -57,7 +57,8 @@ test('random bodies with a wrong or missing secret: always 401, never a run', as
 		fc.asyncProperty(eventLike, headers, async (body, extra) => {
 			const secret = sim.webhook!.secret;
 			const sent = { ...extra };
-			for (const key of Object.keys(sent)) if (key.toLowerCase() === 'x-service-secret' && sent[key] === secret) delete sent[key];
+			for (const key of Object.keys(sent))
+				if (key.toLowerCase() === 'x-service-secret' && sent[key] === secret) delete sent[key];
 			const before = harness.runs.length;
 			const { status } = await post(body, sent);
 			expect(status).toBe(401);

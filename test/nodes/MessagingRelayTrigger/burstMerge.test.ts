@@ -35,7 +35,15 @@ async function published(seconds: number, events = ['message.received', 'message
 }
 
 let counter = 0;
-function message(text: string, { chat = '4917612345678@c.us', channel = 'num_main', id, timestamp }: { chat?: string; channel?: string; id?: string; timestamp?: string } = {}) {
+function message(
+	text: string,
+	{
+		chat = '4917612345678@c.us',
+		channel = 'num_main',
+		id,
+		timestamp,
+	}: { chat?: string; channel?: string; id?: string; timestamp?: string } = {},
+) {
 	const event = sample('message.received');
 	counter += 1;
 	Object.assign(event.message, {
@@ -60,7 +68,7 @@ async function answerOf(event: unknown): Promise<Answer> {
 }
 
 describe('one execution per burst', () => {
-	test('three messages within the quiet time: one item with all texts in order, the first message\'s ids, every delivery answered after the start', async () => {
+	test("three messages within the quiet time: one item with all texts in order, the first message's ids, every delivery answered after the start", async () => {
 		await published(1);
 		const first = message('hi');
 		const answers: Array<Promise<Answer>> = [];
@@ -121,7 +129,9 @@ describe('one execution per burst', () => {
 			answerOf(message('A on sales', { chat: 'chat-a@c.us', channel: 'num_sales' })),
 			answerOf(message('B2', { chat: 'chat-b@c.us' })),
 		]);
-		const byChat = Object.fromEntries(harness.runs.map((run) => [run.events[0].sessionId, run.events[0].texts]));
+		const byChat = Object.fromEntries(
+			harness.runs.map((run) => [run.events[0].sessionId, run.events[0].texts]),
+		);
 		expect(harness.runs).toHaveLength(3);
 		expect(byChat).toEqual({
 			'num_main:chat-a@c.us': ['A1', 'A2'],
@@ -130,7 +140,7 @@ describe('one execution per burst', () => {
 		});
 	});
 
-	test('texts are ordered by the messages\' timestamps, not by arrival', async () => {
+	test("texts are ordered by the messages' timestamps, not by arrival", async () => {
 		await published(1);
 		await Promise.all([
 			answerOf(message('second', { timestamp: '2026-11-20T09:30:02.000Z' })),
@@ -149,7 +159,10 @@ describe('one execution per burst', () => {
 		expect(sent.status).toBe(200);
 		expect(harness.runs.map((run) => run.events[0].type)).toEqual(['message.sent']);
 		await held;
-		expect(harness.runs.map((run) => run.events[0].type)).toEqual(['message.sent', 'message.received']);
+		expect(harness.runs.map((run) => run.events[0].type)).toEqual([
+			'message.sent',
+			'message.received',
+		]);
 	});
 
 	test('off (0): one execution per message, no extra fields', async () => {
@@ -164,7 +177,9 @@ describe('bounds', () => {
 	test('a burst is released at its 20th message without waiting for the quiet time', async () => {
 		await published(30);
 		const started = Date.now();
-		const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => answerOf(message(`m${i}`))));
+		const answers = await Promise.all(
+			Array.from({ length: 20 }, (_, i) => answerOf(message(`m${i}`))),
+		);
 		expect(Date.now() - started).toBeLessThan(5000);
 		expect(answers.every((a) => a.status === 200)).toBe(true);
 		expect(harness.runs).toHaveLength(1);
@@ -191,7 +206,10 @@ describe('bounds', () => {
 	test('beyond the per-process limit messages are not held but start at once', async () => {
 		burstLimits.maxHeldPerProcess = 2;
 		await published(1);
-		const held = [answerOf(message('a', { chat: 'c1@c.us' })), answerOf(message('b', { chat: 'c2@c.us' }))];
+		const held = [
+			answerOf(message('a', { chat: 'c1@c.us' })),
+			answerOf(message('b', { chat: 'c2@c.us' })),
+		];
 		await wait(150);
 		const direct = await answerOf(message('c', { chat: 'c3@c.us' }));
 		expect(direct.status).toBe(200);
@@ -207,10 +225,15 @@ describe('nothing is lost, nothing runs twice', () => {
 		harness.failStarts = true;
 		const answers = await Promise.all([answerOf(message('one')), answerOf(message('two'))]);
 		expect(answers.map((a) => a.status)).toEqual([500, 503]);
-		expect(answers[1].body).toEqual({ error: 'The combined execution could not be started; send this event again' });
+		expect(answers[1].body).toEqual({
+			error: 'The combined execution could not be started; send this event again',
+		});
 		harness.failStarts = false;
 		// The service sends both again: they are combined and started.
-		const again = await Promise.all([answerOf(message('one', { id: 'wamid.r1' })), answerOf(message('two', { id: 'wamid.r2' }))]);
+		const again = await Promise.all([
+			answerOf(message('one', { id: 'wamid.r1' })),
+			answerOf(message('two', { id: 'wamid.r2' })),
+		]);
 		expect(again.map((a) => a.status)).toEqual([200, 200]);
 		expect(harness.runs.map((run) => run.events[0].texts)).toEqual([['one', 'two']]);
 	});
@@ -218,7 +241,11 @@ describe('nothing is lost, nothing runs twice', () => {
 	test('the same message delivered twice while held is combined once', async () => {
 		await published(1);
 		const event = message('only once');
-		const answers = await Promise.all([answerOf(event), answerOf(event), answerOf(message('and this'))]);
+		const answers = await Promise.all([
+			answerOf(event),
+			answerOf(event),
+			answerOf(message('and this')),
+		]);
 		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
 		expect(harness.runs[0].events[0].texts).toEqual(['only once', 'and this']);
 	});
@@ -244,7 +271,10 @@ describe('nothing is lost, nothing runs twice', () => {
 		expect(harness.runs[0].events[0].messageId).toBe(dropped.message.id);
 
 		const resend = await answerOf(dropped);
-		expect(resend).toMatchObject({ status: 200, body: { received: true, ignored: 'already combined into a started execution' } });
+		expect(resend).toMatchObject({
+			status: 200,
+			body: { received: true, ignored: 'already combined into a started execution' },
+		});
 		expect(harness.runs).toHaveLength(1);
 	});
 

@@ -6,9 +6,20 @@ import type { IDataObject, INodeParameters } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { PAUSED, pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
-import { ADA_CHAT, GRACE_CHAT, groupMessage, receivedIn, sample, sentIn } from '../../fixtures/events';
+import {
+	ADA_CHAT,
+	GRACE_CHAT,
+	groupMessage,
+	receivedIn,
+	sample,
+	sentIn,
+} from '../../fixtures/events';
 import type { RelaySimulator } from '../../simulator';
-import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../support/harness/sharedN8n';
+import {
+	withSharedN8nPerTest,
+	type SharedN8n,
+	type SharedWorkflow,
+} from '../../support/harness/sharedN8n';
 import { deliver } from '../../support/deliver';
 
 let sim: RelaySimulator;
@@ -18,17 +29,26 @@ withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
 const ADA = ADA_CHAT;
 const GRACE = GRACE_CHAT;
 const received = (chat = ADA, changes: IDataObject = {}) => receivedIn(chat, changes);
-const sent = (origin: string | null | undefined, chat = ADA, text?: string, sentAt?: Date) => sentIn(chat, origin, text, sentAt);
+const sent = (origin: string | null | undefined, chat = ADA, text?: string, sentAt?: Date) =>
+	sentIn(chat, origin, text, sentAt);
 
-const pauseOn = (settings: IDataObject = {}) => ({ pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api', ...settings } } });
+const pauseOn = (settings: IDataObject = {}) => ({
+	pauseWhenPersonReplies: {
+		settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api', ...settings },
+	},
+});
 
-async function assistant(options: IDataObject = pauseOn(), events = ['message.received']): Promise<SharedWorkflow> {
+async function assistant(
+	options: IDataObject = pauseOn(),
+	events = ['message.received'],
+): Promise<SharedWorkflow> {
 	const workflow = n8n.addWorkflow('assistant', { events, options } as INodeParameters);
 	await workflow.publish();
 	return workflow;
 }
 
-const texts = (w: SharedWorkflow) => w.productionEvents.map((e) => ((e.event as IDataObject).message as IDataObject).id);
+const texts = (w: SharedWorkflow) =>
+	w.productionEvents.map((e) => ((e.event as IDataObject).message as IDataObject).id);
 
 /** Delivered, answered 200; the answer's JSON. */
 const deliverOk = async (event: object) => (await deliver(sim, event, { status: 200 })).json;
@@ -130,7 +150,7 @@ describe('Pause When a Person Replies', () => {
 		expect(texts(w)).toEqual([phone.message.id, api.message.id]);
 	});
 
-	test('a person\'s message that also starts the workflow: the pause is saved in static data all the same (n8n saves nothing else of that request)', async () => {
+	test("a person's message that also starts the workflow: the pause is saved in static data all the same (n8n saves nothing else of that request)", async () => {
 		const w = await assistant(pauseOn(), ['message.received', 'message.sent']);
 		const phone = sent('phone');
 		await deliverOk(phone);
@@ -138,7 +158,9 @@ describe('Pause When a Person Replies', () => {
 		// Saved by the trigger's own `pause` hand-off: the delivery's request started a run.
 		const entry = pausesInStaticData(w.stored)[ADA];
 		expect(entry.until - entry.at).toBe(30 * 60_000);
-		expect(n8n.served.filter((s) => s.handoff === 'pause').map((s) => s.path)).toEqual([w.productionPath]);
+		expect(n8n.served.filter((s) => s.handoff === 'pause').map((s) => s.path)).toEqual([
+			w.productionPath,
+		]);
 		// The keyword, also run by the workflow, ends it in static data too.
 		await deliverOk(sent('phone', ADA, '#bot'));
 		expect(pausesInStaticData(w.stored)[ADA].until).toBe(0);
@@ -161,7 +183,10 @@ describe('Pause When a Person Replies', () => {
 		// And the other way round: the holder pauses, the member without the option does not.
 		const helper = n8n.addWorkflow('helper', { events: ['message.received'] });
 		await helper.publish();
-		const holderWithPause = n8n.addWorkflow('assistant-2', { events: ['message.received'], options: pauseOn() } as INodeParameters);
+		const holderWithPause = n8n.addWorkflow('assistant-2', {
+			events: ['message.received'],
+			options: pauseOn(),
+		} as INodeParameters);
 		await holderWithPause.publish();
 		expect(new URL(sim.webhook!.url).pathname).toBe(holderWithPause.productionPath);
 		await deliverOk(sent('phone', GRACE));
@@ -181,15 +206,24 @@ describe('Pause When a Person Replies', () => {
 			options: { ...pauseOn(), channelIds: "={{ $('Broken on purpose').first().json.numbers }}" },
 		} as INodeParameters);
 		await w.publish();
-		expect(await deliverOk(received())).toEqual({ received: true, ignored: 'event type not selected' });
-		expect(await deliverOk(sent('phone'))).toEqual({ received: true, ignored: 'event type not selected' });
+		expect(await deliverOk(received())).toEqual({
+			received: true,
+			ignored: 'event type not selected',
+		});
+		expect(await deliverOk(sent('phone'))).toEqual({
+			received: true,
+			ignored: 'event type not selected',
+		});
 		expect((await sim.deliver(sample('number.disconnected'))).status).toBe(500);
 	});
 });
 
 describe('Ignore Chats', () => {
 	const ignoring = async (list: string) => {
-		const w = n8n.addWorkflow('assistant', { events: ['message.received'], options: { ignoreChats: list } });
+		const w = n8n.addWorkflow('assistant', {
+			events: ['message.received'],
+			options: { ignoreChats: list },
+		});
 		await w.publish();
 		return w;
 	};
@@ -209,14 +243,20 @@ describe('Ignore Chats', () => {
 		await deliverOk(group);
 		expect(texts(byPhone)).toEqual([group.message.id]);
 
-		const byGroupId = n8n.addWorkflow('groups', { events: ['message.received'], options: { ignoreChats: '120363025551234567@g.us' } });
+		const byGroupId = n8n.addWorkflow('groups', {
+			events: ['message.received'],
+			options: { ignoreChats: '120363025551234567@g.us' },
+		});
 		await byGroupId.publish();
 		const again = groupMessage();
 		again.message.id = 'wamid.group-2';
 		await deliverOk(again);
 		expect(texts(byGroupId)).toEqual([]);
 		// The chat id of Ada's direct chat, typed in full, ignores it too.
-		const byChatId = n8n.addWorkflow('direct', { events: ['message.received'], options: { ignoreChats: ADA } });
+		const byChatId = n8n.addWorkflow('direct', {
+			events: ['message.received'],
+			options: { ignoreChats: ADA },
+		});
 		await byChatId.publish();
 		await deliverOk(received(ADA));
 		expect(texts(byChatId)).toEqual([]);

@@ -39,18 +39,21 @@ describe('every event type of the catalogue', () => {
 		expect(offered).toEqual(['*', ...sampleEventTypes]);
 	});
 
-	test.each(sampleEventTypes)('%s: one item with type, occurredAt and the payload as delivered', async (type) => {
-		await published({ events: [type] });
-		const event = sample(type);
-		const result = await sim.deliver(event);
-		expect(result.status).toBe(200);
-		expect(JSON.parse(result.body)).toEqual({ received: true });
-		expect(harness.runs).toHaveLength(1);
-		const [run] = harness.runs;
-		expect(run.invalid).toEqual([]);
-		expect(run.events).toHaveLength(1);
-		expect(run.events[0]).toMatchObject({ type, occurredAt: '2026-11-20T09:30:00.000Z', event });
-	});
+	test.each(sampleEventTypes)(
+		'%s: one item with type, occurredAt and the payload as delivered',
+		async (type) => {
+			await published({ events: [type] });
+			const event = sample(type);
+			const result = await sim.deliver(event);
+			expect(result.status).toBe(200);
+			expect(JSON.parse(result.body)).toEqual({ received: true });
+			expect(harness.runs).toHaveLength(1);
+			const [run] = harness.runs;
+			expect(run.invalid).toEqual([]);
+			expect(run.events).toHaveLength(1);
+			expect(run.events[0]).toMatchObject({ type, occurredAt: '2026-11-20T09:30:00.000Z', event });
+		},
+	);
 });
 
 describe('output shape per family', () => {
@@ -147,13 +150,20 @@ describe('the variants the spec singles out', () => {
 	test('an image with a caption: the caption is in text', async () => {
 		await published({ events: ['message.received'] });
 		await sim.deliver(imageWithCaption());
-		expect(harness.runs[0].events[0]).toMatchObject({ messageType: 'image', text: 'Our new shop window' });
+		expect(harness.runs[0].events[0]).toMatchObject({
+			messageType: 'image',
+			text: 'Our new shop window',
+		});
 	});
 
 	test('a reaction removal is message.reaction with emoji null', async () => {
 		await published({ events: ['message.reaction'] });
 		await sim.deliver(reactionRemoved());
-		expect(harness.runs[0].events[0]).toMatchObject({ emoji: null, removed: true, by: '+4917612345678' });
+		expect(harness.runs[0].events[0]).toMatchObject({
+			emoji: null,
+			removed: true,
+			by: '+4917612345678',
+		});
 	});
 
 	test('unknown fields pass through into event', async () => {
@@ -177,8 +187,13 @@ describe('the variants the spec singles out', () => {
 		const disconnected = sample('number.disconnected');
 		disconnected.reason = 'BANNED';
 		disconnected.number.status = 'SUSPENDED_BY_NETWORK';
-		for (const event of [sent, joined, disconnected]) expect((await sim.deliver(event)).status).toBe(200);
-		expect(harness.runs.map((r) => [r.events.length, r.invalid.length])).toEqual([[1, 0], [1, 0], [1, 0]]);
+		for (const event of [sent, joined, disconnected])
+			expect((await sim.deliver(event)).status).toBe(200);
+		expect(harness.runs.map((r) => [r.events.length, r.invalid.length])).toEqual([
+			[1, 0],
+			[1, 0],
+			[1, 0],
+		]);
 	});
 
 	test('a future event type starts nothing unless All Events is chosen, then it is emitted as received', async () => {
@@ -209,7 +224,10 @@ describe('an event that does not match its schema is acknowledged and shown, nev
 		expect(harness.runs[0].invalid).toEqual([
 			{
 				type: 'message.received',
-				problems: ['message.chatId: Required', 'message.timestamp: Expected string, received number'],
+				problems: [
+					'message.chatId: Required',
+					'message.timestamp: Expected string, received number',
+				],
 				event: broken,
 			},
 		]);
@@ -236,7 +254,7 @@ describe('secrets', () => {
 		expect(harness.runs).toHaveLength(0);
 	});
 
-	test('the holder keeps only a digest of the service\'s secret; one kept in clear by an earlier version still works and is replaced by its digest', async () => {
+	test("the holder keeps only a digest of the service's secret; one kept in clear by an earlier version still works and is replaced by its digest", async () => {
 		await published({ events: ['*'] });
 		const secret = sim.webhook!.secret;
 		expect(JSON.stringify(harness.stored)).not.toContain(secret);
@@ -248,7 +266,9 @@ describe('secrets', () => {
 		expect(harness.stored.webhookSecret).toBeUndefined();
 		expect(harness.stored.webhookSecretDigest).toMatch(/^[0-9a-f]{64}$/);
 		expect(JSON.stringify(harness.stored)).not.toContain(secret);
-		expect((await sim.deliver(sample('message.received'), { secret: `${secret.slice(0, -1)}x` })).status).toBe(401);
+		expect(
+			(await sim.deliver(sample('message.received'), { secret: `${secret.slice(0, -1)}x` })).status,
+		).toBe(401);
 		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 	});
 
@@ -301,7 +321,13 @@ describe('filters', () => {
 		other.message.channelId = 'num_old';
 		const otherNumber = sample('number.phone_offline');
 		otherNumber.number.id = 'num_old';
-		for (const event of [sample('message.received'), other, sample('group.member_joined'), otherNumber, sample('number.phone_offline')]) {
+		for (const event of [
+			sample('message.received'),
+			other,
+			sample('group.member_joined'),
+			otherNumber,
+			sample('number.phone_offline'),
+		]) {
 			await sim.deliver(event);
 		}
 		expect(harness.runs.map((r) => r.events[0].type)).toEqual([
@@ -339,10 +365,20 @@ describe('malformed bodies: a clear 4xx, no execution, no crash', () => {
 	test.each([
 		['malformed JSON', '{"type": "message.received",', 400, 'Body is not valid JSON'],
 		['an empty body', '', 400, 'Empty body: expected a JSON event'],
-		['an array', '[{"type":"message.received"}]', 400, 'Expected a JSON object event with a "type"'],
+		[
+			'an array',
+			'[{"type":"message.received"}]',
+			400,
+			'Expected a JSON object event with a "type"',
+		],
 		['a string', '"message.received"', 400, 'Expected a JSON object event with a "type"'],
 		['an object without type', '{"message":{}}', 400, 'The event has no "type"'],
-		['a huge body', JSON.stringify({ type: 'message.received', pad: 'x'.repeat(1_100_000) }), 413, 'Body too large'],
+		[
+			'a huge body',
+			JSON.stringify({ type: 'message.received', pad: 'x'.repeat(1_100_000) }),
+			413,
+			'Body too large',
+		],
 	])('%s', async (_label, rawBody, status, error) => {
 		await published({ events: ['*'] });
 		const result = await sim.deliver(undefined, { rawBody });

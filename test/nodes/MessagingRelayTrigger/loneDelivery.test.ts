@@ -9,7 +9,8 @@ import { sourceFilesReached } from '../../support/codeReached';
 import { withSharedN8nPerTest, type SharedN8n } from '../../support/harness/sharedN8n';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
-const SHARING = /(sharing\/(shareDelivery|fanOut|memberHealth|ownRuns|receiveHandoff|missedReport)|sharedWebhook\/(registeredUrl|peerClient|signedHandoff|registration))\.ts$/;
+const SHARING =
+	/(sharing\/(shareDelivery|fanOut|memberHealth|ownRuns|receiveHandoff|missedReport)|sharedWebhook\/(registeredUrl|peerClient|signedHandoff|registration))\.ts$/;
 const REPLIES = /sendAndWait\//;
 
 describe('a lone trigger', () => {
@@ -64,6 +65,11 @@ describe('with another trigger on the account', () => {
 		});
 		expect(first.productionEvents).toHaveLength(1);
 		expect(second.productionEvents).toHaveLength(1);
-		expect(files).toEqual(expect.arrayContaining(['nodes/MessagingRelayTrigger/sharing/shareDelivery.ts', 'nodes/MessagingRelayTrigger/sharing/fanOut.ts']));
+		expect(files).toEqual(
+			expect.arrayContaining([
+				'nodes/MessagingRelayTrigger/sharing/shareDelivery.ts',
+				'nodes/MessagingRelayTrigger/sharing/fanOut.ts',
+			]),
+		);
 	});
 });

@@ -37,7 +37,8 @@ async function published() {
 		{ webhookSecret: OLD, workflowId: `wf-managed-${++workflows}` },
 	);
 	expect(await trigger.lifecycle('checkExists')).toBe(true);
-	const statusWith = async (secret: string) => (await deliver(sim, sample('message.received'), { url: trigger.productionUrl, secret })).status;
+	const statusWith = async (secret: string) =>
+		(await deliver(sim, sample('message.received'), { url: trigger.productionUrl, secret })).status;
 	return { trigger, statusWith };
 }
 
@@ -92,7 +93,10 @@ test('publishing removes the copy of the secret that earlier versions kept in st
 	trigger.stored.managedSecret = OLD;
 	expect(await trigger.lifecycle('checkExists')).toBe(true);
 	expect(trigger.stored.managedSecret).toBeUndefined();
-	expect((await sim.deliver(sample('message.received'), { url: trigger.productionUrl, secret: OLD })).status).toBe(401);
+	expect(
+		(await sim.deliver(sample('message.received'), { url: trigger.productionUrl, secret: OLD }))
+			.status,
+	).toBe(401);
 	await trigger.stop();
 });
 
@@ -106,7 +110,9 @@ test('the credential is read once per bound on the fast path, and once (or twice
 	// Ten wrong secrets at once, while a read takes 200 ms: each waits for a read that started
 	// after it arrived, shared with the others.
 	trigger.credentialReadMs = 200;
-	const statuses = await Promise.all(Array.from({ length: 10 }, async (_, i) => await statusWith(`whsec_a_wrong_guess_number_${i}`)));
+	const statuses = await Promise.all(
+		Array.from({ length: 10 }, async (_, i) => await statusWith(`whsec_a_wrong_guess_number_${i}`)),
+	);
 	expect(statuses).toEqual(Array(10).fill(401));
 	expect(trigger.credentialReads - afterPublish).toBeGreaterThanOrEqual(1);
 	expect(trigger.credentialReads - afterPublish).toBeLessThanOrEqual(2);
@@ -127,7 +133,8 @@ test('two processes (queue mode: main and a webhook process, or two webhook proc
 	await jest.isolateModulesAsync(async () => {
 		other = {
 			harness: (await import('../../support/harness/triggerRuntime')).TriggerHarness,
-			policy: (await import('../../../nodes/MessagingRelayTrigger/managedSecret')).managedSecretPolicy,
+			policy: (await import('../../../nodes/MessagingRelayTrigger/managedSecret'))
+				.managedSecretPolicy,
 		};
 	});
 	managedSecretPolicy.rereadAfterMs = 400;
@@ -135,7 +142,10 @@ test('two processes (queue mode: main and a webhook process, or two webhook proc
 	const workflowId = `wf-managed-${++workflows}`;
 	const parameters = { registration: 'manual', events: ['message.received'] };
 	const main = await TriggerHarness.start(sim, parameters, { webhookSecret: OLD, workflowId });
-	const webhookProcess = await other.harness.start(sim, parameters, { webhookSecret: OLD, workflowId });
+	const webhookProcess = await other.harness.start(sim, parameters, {
+		webhookSecret: OLD,
+		workflowId,
+	});
 	expect(await main.lifecycle('checkExists')).toBe(true); // publishing runs in the main process only
 	const statusFrom = async (trigger: TriggerHarness, secret: string) =>
 		(await deliver(sim, sample('message.received'), { url: trigger.productionUrl, secret })).status;

@@ -5,7 +5,13 @@
  * here by recorders; the real n8n runs them in test/e2e/watch.e2e.ts.
  */
 import { TriggerContext } from 'n8n-core';
-import type { ExecutionError, IDataObject, INodeParameters, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type {
+	ExecutionError,
+	IDataObject,
+	INodeParameters,
+	ITriggerFunctions,
+	ITriggerResponse,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
@@ -92,12 +98,18 @@ test('published, the check runs on a cron every 5 minutes by default; the option
 		return await publish(parameters);
 	};
 	// At a random second, as n8n does for Poll Times.
-	expect((await fresh()).crons).toEqual([expect.stringMatching(/^([0-9]|[1-5][0-9]) \*\/5 \* \* \* \*$/)]);
-	expect((await fresh({ events: ['message.received'], options: { repairInterval: '1h' } })).crons).toEqual([
-		expect.stringMatching(/^\d+ \d+ \* \* \* \*$/),
+	expect((await fresh()).crons).toEqual([
+		expect.stringMatching(/^([0-9]|[1-5][0-9]) \*\/5 \* \* \* \*$/),
 	]);
-	expect((await fresh({ events: ['message.received'], options: { repairInterval: '5s' } })).crons).toEqual(['*/5 * * * * *']);
-	expect((await fresh({ events: ['message.received'], options: { repairInterval: 'off' } })).crons).toEqual([]);
+	expect(
+		(await fresh({ events: ['message.received'], options: { repairInterval: '1h' } })).crons,
+	).toEqual([expect.stringMatching(/^\d+ \d+ \* \* \* \*$/)]);
+	expect(
+		(await fresh({ events: ['message.received'], options: { repairInterval: '5s' } })).crons,
+	).toEqual(['*/5 * * * * *']);
+	expect(
+		(await fresh({ events: ['message.received'], options: { repairInterval: 'off' } })).crons,
+	).toEqual([]);
 	expect((await fresh({ events: ['message.received'], registration: 'manual' })).crons).toEqual([]);
 });
 
@@ -118,7 +130,9 @@ test('a registration the service lost is handed to n8n, whose publishing registe
 	sim.requests = [];
 	await tick();
 	expect(calls()).toEqual(['GET /v1/webhook']);
-	expect(emitted.map((e) => e.message)).toEqual(["The Messaging Relay service no longer has this trigger's webhook registration"]);
+	expect(emitted.map((e) => e.message)).toEqual([
+		"The Messaging Relay service no longer has this trigger's webhook registration",
+	]);
 	// The check does not PUT itself: a secret kept only in memory would not reach webhook().
 	expect(sim.webhook).toBeNull();
 	// Later ticks (before n8n removed the cron) do nothing more.
@@ -142,7 +156,9 @@ test('a registration the service marked inactive (active: false) is repaired the
 	sim.requests = [];
 	await tick();
 	expect(calls()).toEqual(['GET /v1/webhook']);
-	expect(emitted.map((e) => e.message)).toEqual(["The Messaging Relay service marked this trigger's webhook inactive (it delivers no events to it)"]);
+	expect(emitted.map((e) => e.message)).toEqual([
+		"The Messaging Relay service marked this trigger's webhook inactive (it delivers no events to it)",
+	]);
 	expect(failed).toEqual([]);
 	await tick();
 	expect(emitted).toHaveLength(1);
@@ -162,7 +178,9 @@ test('a Send and Wait run that registered itself meanwhile (a race with publishi
 	sim.webhook = { url: runUrl, active: true, secret: 'whsec_of_the_run' };
 	await tick();
 	expect(failed).toEqual([]);
-	expect(emitted.map((e) => e.message)).toEqual(["The account's shared webhook no longer lists this trigger"]);
+	expect(emitted.map((e) => e.message)).toEqual([
+		"The account's shared webhook no longer lists this trigger",
+	]);
 	// n8n publishes again: the join keeps the run's wait and takes the webhook.
 	await harness.activate();
 	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
@@ -176,7 +194,9 @@ test('a webhook pointed elsewhere is reported once per URL as a failed execution
 	await tick();
 	await tick();
 	expect(calls()).toEqual(['GET /v1/webhook', 'GET /v1/webhook']);
-	expect(failed.map((e) => e.message)).toEqual(["The account's webhook now points at https://crm.example.com/hook, not at this trigger"]);
+	expect(failed.map((e) => e.message)).toEqual([
+		"The account's webhook now points at https://crm.example.com/hook, not at this trigger",
+	]);
 	expect(failed[0].description).toMatch(/does not take it over/);
 	expect(emitted).toEqual([]);
 	expect(sim.webhook).toMatchObject({ url: 'https://crm.example.com/hook', secret: 'theirs' });
@@ -186,7 +206,7 @@ test('a webhook pointed elsewhere is reported once per URL as a failed execution
 	expect(failed).toHaveLength(2);
 });
 
-test('this node\'s own test URL (Listen for test event) is not taken back either', async () => {
+test("this node's own test URL (Listen for test event) is not taken back either", async () => {
 	const { harness, tick, emitted, failed } = await publish();
 	// What "Listen for test event" registers (n8n does it on a workflow copy of its own, so the
 	// published trigger keeps its production URL in static data).
@@ -195,27 +215,37 @@ test('this node\'s own test URL (Listen for test event) is not taken back either
 	await tick();
 	expect(calls()).toEqual(['GET /v1/webhook']);
 	expect(emitted).toEqual([]);
-	expect(failed.map((e) => e.message)).toEqual([`The account's webhook now points at ${harness.testUrl}, not at this trigger`]);
+	expect(failed.map((e) => e.message)).toEqual([
+		`The account's webhook now points at ${harness.testUrl}, not at this trigger`,
+	]);
 });
 
-describe('the account\'s shared webhook (several triggers)', () => {
+describe("the account's shared webhook (several triggers)", () => {
 	const OTHER_NODE = '0b7d3c44-5e2f-4a61-8d9e-7f1a2b3c4d5e';
 
-	test('a shared registration of another API key is reported, never joined behind the user\'s back', async () => {
+	test("a shared registration of another API key is reported, never joined behind the user's back", async () => {
 		const member = await publish();
 		// A trigger with another API key of the account took the webhook over ("Replace Existing Webhook").
-		await publish({ events: ['message.received'], options: { replaceExisting: true } }, { webhookId: OTHER_NODE, apiKey: 'sim-key-full-2' });
+		await publish(
+			{ events: ['message.received'], options: { replaceExisting: true } },
+			{ webhookId: OTHER_NODE, apiKey: 'sim-key-full-2' },
+		);
 		const theirs = sim.webhook!.url;
 		await member.tick();
 		expect(member.emitted).toEqual([]);
-		expect(member.failed.map((e) => e.message)).toEqual([`The account's webhook now points at ${theirs}, not at this trigger`]);
+		expect(member.failed.map((e) => e.message)).toEqual([
+			`The account's webhook now points at ${theirs}, not at this trigger`,
+		]);
 		expect(sim.webhook!.url).toBe(theirs);
 	});
 
 	test('a member reports a shared registration whose holder does not prove the account key', async () => {
 		const member = await publish();
 		// Looks like this package's registration, but nothing at that URL answers as a trigger of this key.
-		sim.webhook = { ...sim.webhook!, url: 'https://elsewhere.example.com/webhook/x/webhook?relay-share=v1' };
+		sim.webhook = {
+			...sim.webhook!,
+			url: 'https://elsewhere.example.com/webhook/x/webhook?relay-share=v1',
+		};
 		sim.requests = [];
 		await member.tick();
 		expect(member.emitted).toEqual([]);
@@ -227,7 +257,13 @@ describe('the account\'s shared webhook (several triggers)', () => {
 
 test('a service error during a check changes nothing and the next check works', async () => {
 	const { tick, emitted, failed } = await publish();
-	sim.inject({ method: 'GET', path: '/v1/webhook', status: 503, body: { error: { code: 'DOWN', message: 'down' } }, times: 4 });
+	sim.inject({
+		method: 'GET',
+		path: '/v1/webhook',
+		status: 503,
+		body: { error: { code: 'DOWN', message: 'down' } },
+		times: 4,
+	});
 	await tick();
 	await sleep(300);
 	expect(emitted).toEqual([]);
@@ -252,7 +288,10 @@ describe('while n8n stops the workflow (closingGate.ts)', () => {
 	// n8n closes triggers first on SIGTERM, then waits up to 30 s for executions while still
 	// serving webhooks; what it starts then is cut off at the exit. So the trigger refuses.
 	test('after the close function, deliveries get 503 Retry-After and start nothing; publishing again opens', async () => {
-		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off' } });
+		const { harness, response } = await publish({
+			events: ['message.received'],
+			options: { repairInterval: 'off' },
+		});
 		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 		expect(harness.runs).toHaveLength(1);
 
@@ -269,14 +308,26 @@ describe('while n8n stops the workflow (closingGate.ts)', () => {
 
 		// n8n publishes it again (for example a multi-main leader taking over): trigger() reopens.
 		await harness.trigger.trigger.call(
-			new TriggerContext(harness.workflow, harness.node, harness.additionalData(), 'trigger', 'activate', () => undefined, () => undefined, () => undefined) as unknown as ITriggerFunctions,
+			new TriggerContext(
+				harness.workflow,
+				harness.node,
+				harness.additionalData(),
+				'trigger',
+				'activate',
+				() => undefined,
+				() => undefined,
+				() => undefined,
+			) as unknown as ITriggerFunctions,
 		);
 		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 		expect(harness.runs).toHaveLength(2);
 	});
 
 	test('the gate expires after 90 s, so a process that keeps serving webhooks is not refused for good', async () => {
-		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off' } });
+		const { harness, response } = await publish({
+			events: ['message.received'],
+			options: { repairInterval: 'off' },
+		});
 		await response.closeFunction!();
 		expect((await sim.deliver(sample('message.received'))).status).toBe(503);
 		const now = Date.now();
@@ -292,10 +343,16 @@ describe('while n8n stops the workflow (closingGate.ts)', () => {
 	// n8n's shutdown waits for runs, not for webhook requests: a delivery whose run had started but
 	// whose answer had not been sent was cut off at the exit and delivered again.
 	test('the close function returns only once the deliveries already let in are answered', async () => {
-		const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off', combineWithinSeconds: 1 } });
+		const { harness, response } = await publish({
+			events: ['message.received'],
+			options: { repairInterval: 'off', combineWithinSeconds: 1 },
+		});
 		// A message held to be combined: its request stays open for the quiet second.
 		const held = sim.deliver(sample('message.received'));
-		await waitUntil('the message to be held', () => heldMessages() === 1, { timeoutMs: 5_000, intervalMs: 10 });
+		await waitUntil('the message to be held', () => heldMessages() === 1, {
+			timeoutMs: 5_000,
+			intervalMs: 10,
+		});
 		expect(harness.answeredAt).toEqual([]);
 		const closing = Date.now();
 		await response.closeFunction!();
@@ -312,12 +369,18 @@ describe('while n8n stops the workflow (closingGate.ts)', () => {
 	test('the wait is bounded: a delivery that stays open longer does not hold up n8n past drainLimits.waitMs', async () => {
 		drainLimits.waitMs = 300;
 		try {
-			const { harness, response } = await publish({ events: ['message.received'], options: { repairInterval: 'off', combineWithinSeconds: 2 } });
+			const { harness, response } = await publish({
+				events: ['message.received'],
+				options: { repairInterval: 'off', combineWithinSeconds: 2 },
+			});
 			// Its own message id: the previous test's message was combined already, and is not held again.
 			const message = sample('message.received');
 			message.message.id = 'wamid.drain-bound';
 			const held = sim.deliver(message);
-			await waitUntil('the message to be held', () => heldMessages() === 1, { timeoutMs: 5_000, intervalMs: 10 });
+			await waitUntil('the message to be held', () => heldMessages() === 1, {
+				timeoutMs: 5_000,
+				intervalMs: 10,
+			});
 			const closing = Date.now();
 			await response.closeFunction!();
 			const waited = Date.now() - closing;
@@ -342,10 +405,20 @@ describe('a test event ("Listen for test event") still reaches the workflow', ()
 		const received = harness.runs[0].events;
 
 		// The manual execution n8n starts next, at the trigger node, through n8n-core's WorkflowExecute.
-		const run = await executeFrom(harness.workflow, harness.node, [[{ json: {} as IDataObject }], []], relayCredentials(sim.baseUrl), 'manual', harness.n8nBaseUrl);
+		const run = await executeFrom(
+			harness.workflow,
+			harness.node,
+			[[{ json: {} as IDataObject }], []],
+			relayCredentials(sim.baseUrl),
+			'manual',
+			harness.n8nBaseUrl,
+		);
 		expect(run.data.resultData.error).toBeUndefined();
 		const output = run.data.resultData.runData[harness.node.name][0].data!.main;
 		expect(output[0]!.map((i) => i.json)).toEqual(received);
-		expect(output[0]![0].json).toMatchObject({ type: 'message.received', chatId: event.message.chatId });
+		expect(output[0]![0].json).toMatchObject({
+			type: 'message.received',
+			chatId: event.message.chatId,
+		});
 	});
 });

@@ -29,40 +29,60 @@ function healthyAccount() {
 
 const numberById = (id: string) => sim.numbers.find((n) => n.id === id)!;
 const watch = (parameters: INodeParameters = {}, apiKey?: string) =>
-	new WatchHarness({ offlineMinutes: 30, silenceMinutes: 0, watchWebhook: true, ...parameters }, relayCredentials(sim.baseUrl, apiKey));
-const kinds = (items: IDataObject[] | null) => (items ?? []).map((i) => `${i.change} ${i.numberId ?? ''}`.trim());
+	new WatchHarness(
+		{ offlineMinutes: 30, silenceMinutes: 0, watchWebhook: true, ...parameters },
+		relayCredentials(sim.baseUrl, apiKey),
+	);
+const kinds = (items: IDataObject[] | null) =>
+	(items ?? []).map((i) => `${i.change} ${i.numberId ?? ''}`.trim());
 
 beforeEach(healthyAccount);
 
 describe('the first poll records the state', () => {
 	test('publishing emits nothing, even with problems present, and nothing changes after', async () => {
-		numberById('num_sales').health = { phoneOnline: false, lastSeenAt: minutesAgo(120), lastEventAt: minutesAgo(120) };
+		numberById('num_sales').health = {
+			phoneOnline: false,
+			lastSeenAt: minutesAgo(120),
+			lastEventAt: minutesAgo(120),
+		};
 		sim.webhook = null;
 		const harness = watch();
 		expect(await harness.publish()).toBeNull();
 		expect(await harness.poll()).toBeNull();
 		expect(await harness.poll()).toBeNull();
 		// Each poll reads the numbers and the webhook: two requests.
-		expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual(Array(3).fill(['GET /v1/numbers', 'GET /v1/webhook']).flat());
+		expect(sim.requests.map((r) => `${r.method} ${r.path}`)).toEqual(
+			Array(3).fill(['GET /v1/numbers', 'GET /v1/webhook']).flat(),
+		);
 	});
 
 	test('"Report Current Problems at Start" emits what is wrong already, once', async () => {
-		numberById('num_sales').health = { phoneOnline: false, lastSeenAt: minutesAgo(120), lastEventAt: minutesAgo(1) };
+		numberById('num_sales').health = {
+			phoneOnline: false,
+			lastSeenAt: minutesAgo(120),
+			lastEventAt: minutesAgo(1),
+		};
 		sim.webhook = { url: 'https://elsewhere.example.com/hook', active: true, secret: 'x' };
 		const harness = watch({ options: { emitAtStart: true } });
 		const items = await harness.publish();
-		expect(kinds(items)).toEqual(['number.phone_offline num_sales', 'number.status_changed num_old', 'webhook.moved']);
+		expect(kinds(items)).toEqual([
+			'number.phone_offline num_sales',
+			'number.status_changed num_old',
+			'webhook.moved',
+		]);
 		expect(items!.every((i) => i.problem === true)).toBe(true);
 		expect(items![1].message).toBe(
 			'Number "Old shop phone" (+4930123456) needs relinking (status CREDENTIALS). Pair the phone again in the Messaging Relay dashboard; until then it sends and receives nothing.',
 		);
-		expect(items![0].message).toMatch(/^The phone of number "Sales" \(\+4915187654321\) has been offline for 2 hours\./);
+		expect(items![0].message).toMatch(
+			/^The phone of number "Sales" \(\+4915187654321\) has been offline for 2 hours\./,
+		);
 		expect(await harness.poll()).toBeNull();
 	});
 });
 
 describe('each change is emitted once, with before, after and a sentence', () => {
-	test('a number\'s status changes to CREDENTIALS, then back', async () => {
+	test("a number's status changes to CREDENTIALS, then back", async () => {
 		const harness = watch();
 		await harness.publish();
 		numberById('num_main').status = 'CREDENTIALS';
@@ -85,7 +105,9 @@ describe('each change is emitted once, with before, after and a sentence', () =>
 		numberById('num_main').status = 'CONNECTED';
 		const [back] = (await harness.poll())!;
 		expect(back).toMatchObject({ change: 'number.status_changed', problem: false });
-		expect(back.message).toBe('Number "Support line" (+4915112345678) is linked again: its status changed from CREDENTIALS to CONNECTED.');
+		expect(back.message).toBe(
+			'Number "Support line" (+4915112345678) is linked again: its status changed from CREDENTIALS to CONNECTED.',
+		);
 	});
 
 	test('an unknown status value is reported as it is', async () => {
@@ -93,19 +115,34 @@ describe('each change is emitted once, with before, after and a sentence', () =>
 		await harness.publish();
 		numberById('num_sales').status = 'SYNCING';
 		const [item] = (await harness.poll())!;
-		expect(item).toMatchObject({ problem: false, message: 'Number "Sales" (+4915187654321) changed status from CONNECTED to SYNCING.' });
+		expect(item).toMatchObject({
+			problem: false,
+			message: 'Number "Sales" (+4915187654321) changed status from CONNECTED to SYNCING.',
+		});
 	});
 
 	test('a number appears and one disappears', async () => {
 		const harness = watch();
 		await harness.publish();
-		sim.numbers.push({ id: 'num_new', displayName: 'Night shift', pairedNumber: '+4915100000001', status: 'CONNECTED', health: { phoneOnline: true } });
+		sim.numbers.push({
+			id: 'num_new',
+			displayName: 'Night shift',
+			pairedNumber: '+4915100000001',
+			status: 'CONNECTED',
+			health: { phoneOnline: true },
+		});
 		sim.numbers = sim.numbers.filter((n) => n.id !== 'num_sales');
 		const items = (await harness.poll())!;
 		expect(kinds(items)).toEqual(['number.added num_new', 'number.removed num_sales']);
-		expect(items[0]).toMatchObject({ problem: false, before: null, message: 'Number "Night shift" (+4915100000001) appeared on the account (status CONNECTED).' });
+		expect(items[0]).toMatchObject({
+			problem: false,
+			before: null,
+			message: 'Number "Night shift" (+4915100000001) appeared on the account (status CONNECTED).',
+		});
 		expect(items[1]).toMatchObject({ problem: true, after: null, number: null });
-		expect(items[1].message).toMatch(/^Number "Sales" \(\+4915187654321\) is no longer on the account/);
+		expect(items[1].message).toMatch(
+			/^Number "Sales" \(\+4915187654321\) is no longer on the account/,
+		);
 		expect(await harness.poll()).toBeNull();
 	});
 
@@ -113,23 +150,50 @@ describe('each change is emitted once, with before, after and a sentence', () =>
 		const harness = watch({ offlineMinutes: 30 });
 		await harness.publish();
 		// Offline since 10 minutes: not yet.
-		numberById('num_sales').health = { phoneOnline: false, lastSeenAt: minutesAgo(10), lastEventAt: minutesAgo(10) };
+		numberById('num_sales').health = {
+			phoneOnline: false,
+			lastSeenAt: minutesAgo(10),
+			lastEventAt: minutesAgo(10),
+		};
 		expect(await harness.poll()).toBeNull();
 		// Back within the time: nothing.
-		numberById('num_sales').health = { phoneOnline: true, lastSeenAt: minutesAgo(0), lastEventAt: minutesAgo(10) };
+		numberById('num_sales').health = {
+			phoneOnline: true,
+			lastSeenAt: minutesAgo(0),
+			lastEventAt: minutesAgo(10),
+		};
 		expect(await harness.poll()).toBeNull();
 		// Offline since 45 minutes (lastSeenAt): alert, once.
-		numberById('num_sales').health = { phoneOnline: false, lastSeenAt: minutesAgo(45), lastEventAt: minutesAgo(45) };
+		numberById('num_sales').health = {
+			phoneOnline: false,
+			lastSeenAt: minutesAgo(45),
+			lastEventAt: minutesAgo(45),
+		};
 		const [offline] = (await harness.poll())!;
-		expect(offline).toMatchObject({ change: 'number.phone_offline', problem: true, numberId: 'num_sales', after: { phoneOnline: false } });
+		expect(offline).toMatchObject({
+			change: 'number.phone_offline',
+			problem: true,
+			numberId: 'num_sales',
+			after: { phoneOnline: false },
+		});
 		expect(offline.message).toBe(
 			'The phone of number "Sales" (+4915187654321) has been offline for 45 minutes. The link is intact, but nothing is sent or received until the phone is on and has signal.',
 		);
 		expect(await harness.poll()).toBeNull();
-		numberById('num_sales').health = { phoneOnline: true, lastSeenAt: minutesAgo(0), lastEventAt: minutesAgo(0) };
+		numberById('num_sales').health = {
+			phoneOnline: true,
+			lastSeenAt: minutesAgo(0),
+			lastEventAt: minutesAgo(0),
+		};
 		const [online] = (await harness.poll())!;
-		expect(online).toMatchObject({ change: 'number.phone_online', problem: false, before: { phoneOnline: false } });
-		expect(online.message).toBe('The phone of number "Sales" (+4915187654321) is online again after about 45 minutes.');
+		expect(online).toMatchObject({
+			change: 'number.phone_online',
+			problem: false,
+			before: { phoneOnline: false },
+		});
+		expect(online.message).toBe(
+			'The phone of number "Sales" (+4915187654321) is online again after about 45 minutes.',
+		);
 	});
 
 	test('without lastSeenAt, the outage counts from the first poll that saw it', async () => {
@@ -155,20 +219,32 @@ describe('each change is emitted once, with before, after and a sentence', () =>
 	test('no events for longer than the chosen time (off by default), then events again', async () => {
 		const quiet = watch();
 		await quiet.publish();
-		numberById('num_main').health = { phoneOnline: true, lastSeenAt: minutesAgo(0), lastEventAt: minutesAgo(600) };
+		numberById('num_main').health = {
+			phoneOnline: true,
+			lastSeenAt: minutesAgo(0),
+			lastEventAt: minutesAgo(600),
+		};
 		expect(await quiet.poll()).toBeNull();
 
 		healthyAccount();
 		const harness = watch({ silenceMinutes: 120 });
 		await harness.publish();
-		numberById('num_main').health = { phoneOnline: true, lastSeenAt: minutesAgo(0), lastEventAt: minutesAgo(150) };
+		numberById('num_main').health = {
+			phoneOnline: true,
+			lastSeenAt: minutesAgo(0),
+			lastEventAt: minutesAgo(150),
+		};
 		const [silent] = (await harness.poll())!;
 		expect(silent).toMatchObject({ change: 'number.silent', problem: true, numberId: 'num_main' });
 		expect(silent.message).toBe(
 			'Number "Support line" (+4915112345678) has had no event for 2 hours 30 min. If that is unusual, check the phone and the link in the Messaging Relay dashboard.',
 		);
 		expect(await harness.poll()).toBeNull();
-		numberById('num_main').health = { phoneOnline: true, lastSeenAt: minutesAgo(0), lastEventAt: minutesAgo(0) };
+		numberById('num_main').health = {
+			phoneOnline: true,
+			lastSeenAt: minutesAgo(0),
+			lastEventAt: minutesAgo(0),
+		};
 		expect(kinds(await harness.poll())).toEqual(['number.events_resumed num_main']);
 	});
 
@@ -185,25 +261,44 @@ describe('each change is emitted once, with before, after and a sentence', () =>
 			before: { state: 'ours', url: OUR_URL },
 			after: { state: 'none', url: null },
 		});
-		expect(lost.message).toMatch(/^The account's webhook is gone: no pushed events \(such as number.disconnected\) reach n8n\./);
+		expect(lost.message).toMatch(
+			/^The account's webhook is gone: no pushed events \(such as number.disconnected\) reach n8n\./,
+		);
 		expect(await harness.poll()).toBeNull();
 
 		sim.webhook = { url: 'https://other.example.com/hook', active: true, secret: 'x' };
 		const [moved] = (await harness.poll())!;
-		expect(moved).toMatchObject({ change: 'webhook.moved', after: { state: 'elsewhere', url: 'https://other.example.com/hook' } });
-		expect(moved.message).toMatch(/^The account's webhook now points at https:\/\/other.example.com\/hook, not at this n8n/);
+		expect(moved).toMatchObject({
+			change: 'webhook.moved',
+			after: { state: 'elsewhere', url: 'https://other.example.com/hook' },
+		});
+		expect(moved.message).toMatch(
+			/^The account's webhook now points at https:\/\/other.example.com\/hook, not at this n8n/,
+		);
 
-		sim.webhook = { url: OUR_URL.replace('/webhook/', '/webhook-test/'), active: true, secret: 'x' };
+		sim.webhook = {
+			url: OUR_URL.replace('/webhook/', '/webhook-test/'),
+			active: true,
+			secret: 'x',
+		};
 		const [test] = (await harness.poll())!;
-		expect(test.message).toMatch(/points at this n8n's test URL .*: the published trigger workflow receives nothing/);
+		expect(test.message).toMatch(
+			/points at this n8n's test URL .*: the published trigger workflow receives nothing/,
+		);
 
 		sim.webhook = { url: OUR_URL, active: false, secret: 'x' };
 		expect(kinds(await harness.poll())).toEqual(['webhook.inactive']);
 
 		sim.webhook = { url: OUR_URL, active: true, secret: 'x' };
 		const [back] = (await harness.poll())!;
-		expect(back).toMatchObject({ change: 'webhook.restored', problem: false, after: { state: 'ours', url: OUR_URL } });
-		expect(back.message).toBe(`The account's webhook points at this n8n again (${OUR_URL}): pushed events arrive again.`);
+		expect(back).toMatchObject({
+			change: 'webhook.restored',
+			problem: false,
+			after: { state: 'ours', url: OUR_URL },
+		});
+		expect(back.message).toBe(
+			`The account's webhook points at this n8n again (${OUR_URL}): pushed events arrive again.`,
+		);
 		expect(await harness.poll()).toBeNull();
 	});
 
@@ -213,12 +308,20 @@ describe('each change is emitted once, with before, after and a sentence', () =>
 		const path = new URL(OUR_URL).pathname;
 		const testHolder = `${N8N_BASE}/webhook-test/listener/webhook?relay-share=v1&holder-test=1`;
 		// A test listener holds it and lists the published trigger as a member: events still reach it.
-		sim.webhook = { url: `${testHolder}&member=${encodeURIComponent(path)}`, active: true, secret: 'x' };
+		sim.webhook = {
+			url: `${testHolder}&member=${encodeURIComponent(path)}`,
+			active: true,
+			secret: 'x',
+		};
 		expect(await harness.poll()).toBeNull();
 		// The same without the member: nothing reaches the published trigger.
 		sim.webhook = { url: testHolder, active: true, secret: 'x' };
 		expect(kinds(await harness.poll())).toEqual(['webhook.moved']);
-		sim.webhook = { url: `${OUR_URL}?relay-share=v1&member=/webhook/other/webhook`, active: true, secret: 'x' };
+		sim.webhook = {
+			url: `${OUR_URL}?relay-share=v1&member=/webhook/other/webhook`,
+			active: true,
+			secret: 'x',
+		};
 		expect(kinds(await harness.poll())).toEqual(['webhook.restored']);
 	});
 
@@ -269,7 +372,10 @@ describe('"Fetch Test Event" in the editor', () => {
 	test('shows the current problems and keeps no state', async () => {
 		numberById('num_main').status = 'CREDENTIALS';
 		const harness = watch();
-		expect(kinds(await harness.manual())).toEqual(['number.status_changed num_main', 'number.status_changed num_old']);
+		expect(kinds(await harness.manual())).toEqual([
+			'number.status_changed num_main',
+			'number.status_changed num_old',
+		]);
 		expect(harness.state.watchVersion).toBeUndefined();
 	});
 
@@ -279,7 +385,8 @@ describe('"Fetch Test Event" in the editor', () => {
 		expect(item).toEqual({
 			change: 'none',
 			problem: false,
-			message: 'No problem now: 2 number(s) checked, and the webhook points at this n8n. Published, this node emits one item per change.',
+			message:
+				'No problem now: 2 number(s) checked, and the webhook points at this n8n. Published, this node emits one item per change.',
 		});
 	});
 });
@@ -305,11 +412,13 @@ describe('the number list in every response shape the action node accepts', () =
 		const harness = watch();
 		await harness.publish();
 		sim.inject({ method: 'GET', path: '/v1/numbers', status: 200, body: { numbers: 'none' } });
-		await expect(harness.poll()).rejects.toThrow('The Messaging Relay API returned the list of numbers in a shape this node does not understand');
+		await expect(harness.poll()).rejects.toThrow(
+			'The Messaging Relay API returned the list of numbers in a shape this node does not understand',
+		);
 	});
 });
 
-describe('API errors are thrown with the action node\'s messages and never become alerts', () => {
+describe("API errors are thrown with the action node's messages and never become alerts", () => {
 	test.each([
 		['sim-key-revoked', /The Messaging Relay API key was not accepted \(401 UNAUTHORIZED\)/],
 		['sim-key-suspended', /The Messaging Relay account is on hold \(402 ACCOUNT_SUSPENDED\)/],
@@ -322,15 +431,30 @@ describe('API errors are thrown with the action node\'s messages and never becom
 	test('a 5xx that outlasts the retries fails the poll; the state is kept and nothing is alerted after', async () => {
 		const harness = watch();
 		await harness.publish();
-		sim.inject({ method: 'GET', path: '/v1/webhook', status: 503, body: { error: { code: 'UNAVAILABLE', message: 'down' } }, times: 4 });
-		await expect(harness.poll()).rejects.toThrow('The Messaging Relay service failed on GET /v1/webhook (503) after 4 tries');
+		sim.inject({
+			method: 'GET',
+			path: '/v1/webhook',
+			status: 503,
+			body: { error: { code: 'UNAVAILABLE', message: 'down' } },
+			times: 4,
+		});
+		await expect(harness.poll()).rejects.toThrow(
+			'The Messaging Relay service failed on GET /v1/webhook (503) after 4 tries',
+		);
 		expect(await harness.poll()).toBeNull();
 	});
 
 	test('a 429 is waited out (Retry-After) and the poll goes on without a false alert', async () => {
 		const harness = watch();
 		await harness.publish();
-		sim.inject({ method: 'GET', path: '/v1/numbers', status: 429, headers: { 'retry-after': '1' }, body: { error: { code: 'RATE_LIMITED', message: 'slow down' } }, times: 2 });
+		sim.inject({
+			method: 'GET',
+			path: '/v1/numbers',
+			status: 429,
+			headers: { 'retry-after': '1' },
+			body: { error: { code: 'RATE_LIMITED', message: 'slow down' } },
+			times: 2,
+		});
 		const started = Date.now();
 		expect(await harness.poll()).toBeNull();
 		expect(Date.now() - started).toBeGreaterThanOrEqual(1900);
@@ -340,7 +464,13 @@ describe('API errors are thrown with the action node\'s messages and never becom
 	test('a 429 longer than the transport waits fails the poll with the time to retry, and no alert follows', async () => {
 		const harness = watch();
 		await harness.publish();
-		sim.inject({ method: 'GET', path: '/v1/numbers', status: 429, headers: { 'retry-after': '3600' }, body: { error: { code: 'RATE_LIMITED', message: 'slow down' } } });
+		sim.inject({
+			method: 'GET',
+			path: '/v1/numbers',
+			status: 429,
+			headers: { 'retry-after': '3600' },
+			body: { error: { code: 'RATE_LIMITED', message: 'slow down' } },
+		});
 		await expect(harness.poll()).rejects.toThrow(/rate limiting requests \(429 RATE_LIMITED\)/);
 		expect(await harness.poll()).toBeNull();
 	});
@@ -351,6 +481,8 @@ describe('API errors are thrown with the action node\'s messages and never becom
 			() => undefined,
 			(e: unknown) => e,
 		);
-		expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain('sim-key-revoked');
+		expect(JSON.stringify(error, Object.getOwnPropertyNames(error))).not.toContain(
+			'sim-key-revoked',
+		);
 	});
 });

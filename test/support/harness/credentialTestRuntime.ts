@@ -36,7 +36,9 @@ export function findCredentialTest(): ICredentialTestRequest | ICredentialTestFu
 	for (const node of packageNodeTypes()) {
 		const versions = node instanceof VersionedNodeType ? Object.values(node.nodeVersions) : [node];
 		for (const version of versions) {
-			const entry = version.description.credentials?.find((c) => c.name === credentialType.name && c.testedBy);
+			const entry = version.description.credentials?.find(
+				(c) => c.name === credentialType.name && c.testedBy,
+			);
 			if (!entry) continue;
 			if (typeof entry.testedBy !== 'string') return entry.testedBy;
 			if (node instanceof VersionedNodeType) {
@@ -59,12 +61,19 @@ export function findCredentialTest(): ICredentialTestRequest | ICredentialTestFu
  * temporary node that RoutingNode sends, a refusal matched against its `rules` by the status n8n
  * reads from `error.cause.response` (:256-393).
  */
-export async function runCredentialTest(credentials: ICredentialDataDecryptedObject): Promise<INodeCredentialTestResult> {
+export async function runCredentialTest(
+	credentials: ICredentialDataDecryptedObject,
+): Promise<INodeCredentialTestResult> {
 	const test = findCredentialTest();
-	if (test === undefined) return { status: 'Error', message: 'No testing function found for this credential.' };
+	if (test === undefined)
+		return { status: 'Error', message: 'No testing function found for this credential.' };
 	if (typeof test === 'function') {
 		const context = new CredentialTestContext(additionalDataFor(credentials));
-		return await test.call(context, { ...credentialRef, type: credentialType.name, data: { ...credentials } });
+		return await test.call(context, {
+			...credentialRef,
+			type: credentialType.name,
+			data: { ...credentials },
+		});
 	}
 	return await runDeclaredTest(test, credentials);
 }
@@ -85,7 +94,13 @@ async function runDeclaredTest(
 			outputs: [],
 			credentials: [{ name: credentialType.name, required: true }],
 			properties: [
-				{ displayName: 'Temp', name: 'temp', type: 'string', routing: { request: test.request }, default: '' },
+				{
+					displayName: 'Temp',
+					name: 'temp',
+					type: 'string',
+					routing: { request: test.request },
+					default: '',
+				},
 			],
 		},
 	};
@@ -112,8 +127,14 @@ async function runDeclaredTest(
 		{ node, data: {}, source: null },
 		[],
 	);
-	const routingNode = new RoutingNode(context, tempType, { ...credentialRef, type: credentialType.name, data: credentials });
-	let failure: { cause?: { response?: { status: number; statusText?: string } }; message: string } | undefined;
+	const routingNode = new RoutingNode(context, tempType, {
+		...credentialRef,
+		type: credentialType.name,
+		data: credentials,
+	});
+	let failure:
+		| { cause?: { response?: { status: number; statusText?: string } }; message: string }
+		| undefined;
 	await routingNode.runNode().then(
 		() => undefined,
 		(error) => (failure = error),
@@ -121,9 +142,14 @@ async function runDeclaredTest(
 	if (!failure) return { status: 'OK', message: 'Connection successful!' };
 	const response = failure.cause?.response;
 	if (response) {
-		const rule = test.rules?.find((r) => r.type === 'responseCode' && r.properties.value === response.status);
+		const rule = test.rules?.find(
+			(r) => r.type === 'responseCode' && r.properties.value === response.status,
+		);
 		if (rule) return { status: 'Error', message: rule.properties.message };
-		return { status: 'Error', message: response.statusText || `Received HTTP status code: ${response.status}` };
+		return {
+			status: 'Error',
+			message: response.statusText || `Received HTTP status code: ${response.status}`,
+		};
 	}
 	return { status: 'Error', message: failure.message };
 }

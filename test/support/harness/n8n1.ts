@@ -31,7 +31,8 @@ export function without<T extends object>(context: T, members: readonly string[]
 	if (hidden.size === 0) return context;
 	return new Proxy(context, {
 		has: (target, property) => !hidden.has(property) && Reflect.has(target, property),
-		get: (target, property, receiver) => (hidden.has(property) ? undefined : Reflect.get(target, property, receiver)),
+		get: (target, property, receiver) =>
+			hidden.has(property) ? undefined : Reflect.get(target, property, receiver),
 	});
 }
 

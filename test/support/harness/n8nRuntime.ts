@@ -38,7 +38,8 @@ export const credentialType = new MessagingRelayApi();
 const triggerTypes = new MessagingRelayTrigger();
 
 /** The trigger's node type at a version, the one n8n runs for a node of that typeVersion. */
-export const triggerAt = (version: number) => triggerTypes.getNodeType(version) as MessagingRelayTriggerVersion;
+export const triggerAt = (version: number) =>
+	triggerTypes.getNodeType(version) as MessagingRelayTriggerVersion;
 
 /** Credentials held in memory; `authenticate` is the credential type's own function. */
 export class InMemoryCredentialsHelper extends ICredentialsHelper {
@@ -60,11 +61,13 @@ export class InMemoryCredentialsHelper extends ICredentialsHelper {
 		requestOptions: IHttpRequestOptions,
 	): Promise<IHttpRequestOptions> {
 		if (typeName !== credentialType.name) throw new Error(`Unknown credential type ${typeName}`);
-		return await (credentialType.authenticate as NonNullable<ICredentialType['authenticate']> &
-			((c: ICredentialDataDecryptedObject, r: IHttpRequestOptions) => Promise<IHttpRequestOptions>))(
-			credentials,
-			requestOptions,
-		);
+		return await (
+			credentialType.authenticate as NonNullable<ICredentialType['authenticate']> &
+				((
+					c: ICredentialDataDecryptedObject,
+					r: IHttpRequestOptions,
+				) => Promise<IHttpRequestOptions>)
+		)(credentials, requestOptions);
 	}
 
 	async preAuthentication(): Promise<undefined> {
@@ -157,7 +160,13 @@ export function additionalDataFor(
 }
 
 /** A node of this package in a test workflow, on the one Messaging Relay credential ('cred-1'). */
-export function packageNode(id: string, name: string, type: string, parameters: INodeParameters, extra: Partial<INode> = {}): INode {
+export function packageNode(
+	id: string,
+	name: string,
+	type: string,
+	parameters: INodeParameters,
+	extra: Partial<INode> = {},
+): INode {
 	return {
 		id,
 		name,
@@ -170,8 +179,17 @@ export function packageNode(id: string, name: string, type: string, parameters: 
 	};
 }
 
-export function relayNode(parameters: INodeParameters, options: { continueOnFail?: boolean } = {}): INode {
-	return packageNode('relay-node', 'Messaging Relay', ACTION_TYPE, parameters, options.continueOnFail ? { onError: 'continueRegularOutput' } : {});
+export function relayNode(
+	parameters: INodeParameters,
+	options: { continueOnFail?: boolean } = {},
+): INode {
+	return packageNode(
+		'relay-node',
+		'Messaging Relay',
+		ACTION_TYPE,
+		parameters,
+		options.continueOnFail ? { onError: 'continueRegularOutput' } : {},
+	);
 }
 
 export interface NodeRun {
@@ -212,9 +230,15 @@ export async function executeFrom(
 	const done = new Promise<IRun>((resolve) => (finished = resolve));
 	hooks.addHandler('workflowExecuteAfter', (run) => finished(run));
 	const runExecutionData = createRunExecutionData({
-		executionData: { nodeExecutionStack: [{ node: startNode, data: { main: startItems }, source: null }] },
+		executionData: {
+			nodeExecutionStack: [{ node: startNode, data: { main: startItems }, source: null }],
+		},
 	});
-	await new WorkflowExecute({ ...additionalDataFor(credentials, hooks, n8nBaseUrl), executionId }, mode, runExecutionData).processRunExecutionData(workflow);
+	await new WorkflowExecute(
+		{ ...additionalDataFor(credentials, hooks, n8nBaseUrl), executionId },
+		mode,
+		runExecutionData,
+	).processRunExecutionData(workflow);
 	return await done;
 }
 
@@ -228,8 +252,21 @@ export async function runActionNode(
 	input: IDataObject[] = [{}],
 	mode: WorkflowExecuteMode = 'manual',
 ): Promise<NodeRun> {
-	const workflow = new Workflow({ id: 'wf-test', name: 'test', nodes: [node], connections: {}, active: false, nodeTypes: new PackageNodeTypes() });
-	const run = await executeFrom(workflow, node, [input.map((json) => ({ json }))], credentials, mode);
+	const workflow = new Workflow({
+		id: 'wf-test',
+		name: 'test',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: new PackageNodeTypes(),
+	});
+	const run = await executeFrom(
+		workflow,
+		node,
+		[input.map((json) => ({ json }))],
+		credentials,
+		mode,
+	);
 	const taskData = run.data.resultData.runData[node.name]?.[0];
 	return {
 		items: taskData?.data?.main?.[0] ?? undefined,
@@ -247,7 +284,12 @@ export async function runListSearch(
 ) {
 	const nodeTypes = new PackageNodeTypes();
 	const workflow = new Workflow({ nodes: [node], connections: {}, active: false, nodeTypes });
-	const context = new LoadOptionsContext(workflow, node, additionalDataFor(credentials), 'parameters.channelId');
+	const context = new LoadOptionsContext(
+		workflow,
+		node,
+		additionalDataFor(credentials),
+		'parameters.channelId',
+	);
 	const type = nodeTypes.getByNameAndVersion(node.type);
 	const search = type.methods?.listSearch?.[method];
 	if (!search) throw new Error(`No list search ${method}`);

@@ -9,7 +9,13 @@
  * in the database, as n8n does when it starts.
  */
 import { PollContext } from 'n8n-core';
-import type { ICredentialDataDecryptedObject, IDataObject, INode, INodeParameters, IPollFunctions } from 'n8n-workflow';
+import type {
+	ICredentialDataDecryptedObject,
+	IDataObject,
+	INode,
+	INodeParameters,
+	IPollFunctions,
+} from 'n8n-workflow';
 import { Workflow } from 'n8n-workflow';
 
 import { MessagingRelayWatch } from '../../../nodes/MessagingRelayWatch/MessagingRelayWatch.node';

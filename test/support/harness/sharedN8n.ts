@@ -32,9 +32,21 @@ import { sleep, Workflow } from 'n8n-workflow';
 import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
 import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { startWebhookReceiver, type ExpressLikeResponse, type ReceivedRequest, type WebhookReceiver } from '../../fixtures/webhook-receiver';
+import {
+	startWebhookReceiver,
+	type ExpressLikeResponse,
+	type ReceivedRequest,
+	type WebhookReceiver,
+} from '../../fixtures/webhook-receiver';
 import type { ContextKind } from './n8n1';
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials, triggerAt } from './n8nRuntime';
+import {
+	PackageNodeTypes,
+	TRIGGER_TYPE,
+	additionalDataFor,
+	packageNode,
+	relayCredentials,
+	triggerAt,
+} from './n8nRuntime';
 
 export interface Execution {
 	mode: 'production' | 'test';
@@ -162,7 +174,11 @@ export class SharedWorkflow {
 	}
 
 	additionalData(): IWorkflowExecuteAdditionalData {
-		return additionalDataFor(relayCredentials(this.n8n.sim.baseUrl, this.apiKey), undefined, this.n8n.baseUrl);
+		return additionalDataFor(
+			relayCredentials(this.n8n.sim.baseUrl, this.apiKey),
+			undefined,
+			this.n8n.baseUrl,
+		);
 	}
 
 	private webhookData(workflow: Workflow, test: boolean): IWebhookData {
@@ -178,7 +194,11 @@ export class SharedWorkflow {
 		};
 	}
 
-	private async hook(method: Lifecycle, test: boolean, activation: WorkflowActivateMode): Promise<boolean> {
+	private async hook(
+		method: Lifecycle,
+		test: boolean,
+		activation: WorkflowActivateMode,
+	): Promise<boolean> {
 		const workflow = this.load(test);
 		const context = new HookContext(
 			workflow,
@@ -201,7 +221,19 @@ export class SharedWorkflow {
 		const refuse = () => {
 			throw new Error('a check neither starts nor fails executions');
 		};
-		const context = this.n8n.contextOf(new TriggerContext(workflow, this.node, this.additionalData(), 'trigger', 'activate', refuse, refuse, refuse), 'trigger');
+		const context = this.n8n.contextOf(
+			new TriggerContext(
+				workflow,
+				this.node,
+				this.additionalData(),
+				'trigger',
+				'activate',
+				refuse,
+				refuse,
+				refuse,
+			),
+			'trigger',
+		);
 		return await checkRegistration.call(context as unknown as ITriggerFunctions);
 	}
 
@@ -237,7 +269,8 @@ export class SharedWorkflow {
 		this.published = true;
 		let activated = false;
 		try {
-			if (!(await this.hook('checkExists', false, activation))) await this.hook('create', false, activation);
+			if (!(await this.hook('checkExists', false, activation)))
+				await this.hook('create', false, activation);
 			activated = true;
 		} finally {
 			// n8n removes the route of a workflow whose activation failed.
@@ -257,7 +290,8 @@ export class SharedWorkflow {
 	async listenForTest() {
 		this.testStaticData = JSON.parse(this.db) as IDataObject;
 		this.testListening = true;
-		if (!(await this.hook('checkExists', true, 'manual'))) await this.hook('create', true, 'manual');
+		if (!(await this.hook('checkExists', true, 'manual')))
+			await this.hook('create', true, 'manual');
 	}
 
 	async stopTest() {
@@ -267,9 +301,17 @@ export class SharedWorkflow {
 	}
 
 	/** Serves one request to this workflow's production or test URL, as n8n's webhook server does. */
-	async serve(test: boolean, request: ReceivedRequest, response: Parameters<Parameters<typeof startWebhookReceiver>[0]>[2]) {
+	async serve(
+		test: boolean,
+		request: ReceivedRequest,
+		response: Parameters<Parameters<typeof startWebhookReceiver>[0]>[2],
+	) {
 		const type = (request.body as { type?: string } | undefined)?.type ?? '';
-		if (!test && this.failNext.times > 0 && (!this.failNext.onlyTypes || this.failNext.onlyTypes.includes(type))) {
+		if (
+			!test &&
+			this.failNext.times > 0 &&
+			(!this.failNext.onlyTypes || this.failNext.onlyTypes.includes(type))
+		) {
 			this.failNext.times--;
 			response.status(this.failNext.status).json({ message: 'n8n is busy' });
 			return undefined;
@@ -289,7 +331,15 @@ export class SharedWorkflow {
 			httpResponse: response,
 		} as unknown as IWorkflowExecuteAdditionalData;
 		const context = this.n8n.contextOf(
-			new WebhookContext(workflow, this.node, additionalData, test ? 'manual' : 'webhook', this.webhookData(workflow, test), [], null),
+			new WebhookContext(
+				workflow,
+				this.node,
+				additionalData,
+				test ? 'manual' : 'webhook',
+				this.webhookData(workflow, test),
+				[],
+				null,
+			),
 			'webhook',
 		);
 		const result = await this.trigger.webhook.call(context as unknown as IWebhookFunctions);
@@ -306,7 +356,8 @@ export class SharedWorkflow {
 				invalid: invalid.map((i) => i.json),
 				...(failed ? { failed } : {}),
 			});
-			if (failed && this.answersAtRunEnd && !response.headersSent) response.status(500).json({ message: 'Error in workflow' });
+			if (failed && this.answersAtRunEnd && !response.headersSent)
+				response.status(500).json({ message: 'Error in workflow' });
 			// n8n ends a test listener once a request started an execution.
 			if (test) this.n8n.track(this.stopTest());
 		}
@@ -343,7 +394,9 @@ export class SharedN8n {
 	 * n8n's `/webhook-waiting/` routes (Send and Wait for Reply), stood in by the test: what a
 	 * waiting run answers the holder's `resume` hand-off. Unset: 404, as for a deleted run.
 	 */
-	waitingRoute: ((path: string, request: ReceivedRequest, response: ExpressLikeResponse) => void) | undefined;
+	waitingRoute:
+		| ((path: string, request: ReceivedRequest, response: ExpressLikeResponse) => void)
+		| undefined;
 
 	private async listen(port: number) {
 		this.receiver = await startWebhookReceiver(async (path, request, response) => {
@@ -357,7 +410,9 @@ export class SharedN8n {
 			const workflow = this.workflows.find((w) => path === w.productionPath || path === w.testPath);
 			const test = workflow !== undefined && path === workflow.testPath;
 			if (!workflow || (test ? !workflow.testListening : !workflow.published)) {
-				response.status(404).json({ code: 404, message: 'The requested webhook is not registered.' });
+				response
+					.status(404)
+					.json({ code: 404, message: 'The requested webhook is not registered.' });
 				return undefined;
 			}
 			return await workflow.serve(test, request, response);
@@ -365,7 +420,12 @@ export class SharedN8n {
 	}
 
 	/** `typeVersion` 3: n8n answers at the execution's end ("Acknowledge Events"); this stand-in answers when webhook() returns either way. */
-	addWorkflow(name: string, parameters: INodeParameters, apiKey = 'sim-key-full', typeVersion = 1): SharedWorkflow {
+	addWorkflow(
+		name: string,
+		parameters: INodeParameters,
+		apiKey = 'sim-key-full',
+		typeVersion = 1,
+	): SharedWorkflow {
 		const workflow = new SharedWorkflow(this, name, parameters, apiKey, typeVersion);
 		this.workflows.push(workflow);
 		return workflow;
@@ -386,7 +446,8 @@ export class SharedN8n {
 		await this.receiver.stop();
 		await sleep(downMs);
 		await this.listen(port);
-		for (const workflow of this.workflows.filter((w) => w.published)) await workflow.publish('init');
+		for (const workflow of this.workflows.filter((w) => w.published))
+			await workflow.publish('init');
 	}
 
 	async stop() {

@@ -19,7 +19,14 @@ import { sleep, Workflow } from 'n8n-workflow';
 
 import type { RelaySimulator } from '../../simulator';
 import { startWebhookReceiver, type WebhookReceiver } from '../../fixtures/webhook-receiver';
-import { PackageNodeTypes, TRIGGER_TYPE, additionalDataFor, packageNode, relayCredentials, triggerAt } from './n8nRuntime';
+import {
+	PackageNodeTypes,
+	TRIGGER_TYPE,
+	additionalDataFor,
+	packageNode,
+	relayCredentials,
+	triggerAt,
+} from './n8nRuntime';
 
 export const WEBHOOK_ID = '6f1c2a9e-4d51-4b7a-9a33-0c2d5e7f8a10';
 
@@ -60,7 +67,9 @@ export class TriggerHarness {
 		webhookId: string,
 		workflowId: string,
 	) {
-		this.node = packageNode('trigger-node', 'Messaging Relay Trigger', TRIGGER_TYPE, parameters, { webhookId });
+		this.node = packageNode('trigger-node', 'Messaging Relay Trigger', TRIGGER_TYPE, parameters, {
+			webhookId,
+		});
 		this.workflow = new Workflow({
 			id: workflowId,
 			nodes: [this.node],
@@ -75,13 +84,23 @@ export class TriggerHarness {
 		sim: RelaySimulator,
 		parameters: INodeParameters = {},
 		/** workflowId: n8n gives each workflow its own (what a process keeps per trigger is keyed by it). */
-		options: { apiKey?: string; webhookSecret?: string; webhookId?: string; workflowId?: string } = {},
+		options: {
+			apiKey?: string;
+			webhookSecret?: string;
+			webhookId?: string;
+			workflowId?: string;
+		} = {},
 	): Promise<TriggerHarness> {
 		const credentials = {
 			...relayCredentials(sim.baseUrl, options.apiKey),
 			webhookSecret: options.webhookSecret ?? '',
 		};
-		const harness = new TriggerHarness(parameters, credentials, options.webhookId ?? WEBHOOK_ID, options.workflowId ?? 'wf-trigger');
+		const harness = new TriggerHarness(
+			parameters,
+			credentials,
+			options.webhookId ?? WEBHOOK_ID,
+			options.workflowId ?? 'wf-trigger',
+		);
 		harness.receiver = await startWebhookReceiver(async (path, request, response) => {
 			response.once('finish', () => harness.answeredAt.push(Date.now()));
 			const isTest = path.startsWith('/webhook-test/');

@@ -51,16 +51,27 @@ export const agentStandIn = mapNodeType('agentStandIn', (items) =>
 
 /** Edit Fields-like: keeps only a note, so nothing of the message is left in the item. */
 export const dropFields = mapNodeType('dropFields', (items) =>
-	items.map((item, index) => ({ json: { note: `step for ${String(item.json.output ?? index)}`, output: item.json.output }, pairedItem: { item: index } })),
+	items.map((item, index) => ({
+		json: { note: `step for ${String(item.json.output ?? index)}`, output: item.json.output },
+		pairedItem: { item: index },
+	})),
 );
 
 /** Reverses the items, with correct pairing: proves Reply follows pairing, not positions. */
 export const reverseItems = mapNodeType('reverseItems', (items) =>
-	items.map((_, index) => items.length - 1 - index).map((from) => ({ json: { ...items[from].json }, pairedItem: { item: from } })),
+	items
+		.map((_, index) => items.length - 1 - index)
+		.map((from) => ({ json: { ...items[from].json }, pairedItem: { item: from } })),
 );
 
 export function triggerNodeFor(name = 'Messaging Relay Trigger'): INode {
-	return packageNode('trigger', name, TRIGGER_TYPE, { events: ['message.received'] }, { webhookId: 'wf-runtime-webhook' });
+	return packageNode(
+		'trigger',
+		name,
+		TRIGGER_TYPE,
+		{ events: ['message.received'] },
+		{ webhookId: 'wf-runtime-webhook' },
+	);
 }
 
 export function plainNode(name: string, type: string, position = 200): INode {
@@ -71,7 +82,9 @@ export function plainNode(name: string, type: string, position = 200): INode {
 export function chain(...names: string[]): IConnections {
 	const connections: IConnections = {};
 	for (let i = 0; i < names.length - 1; i++) {
-		connections[names[i]] = { main: [[{ node: names[i + 1], type: NodeConnectionTypes.Main, index: 0 }]] };
+		connections[names[i]] = {
+			main: [[{ node: names[i + 1], type: NodeConnectionTypes.Main, index: 0 }]],
+		};
 	}
 	return connections;
 }
@@ -92,11 +105,26 @@ export async function runWorkflow(
 	credentials: ICredentialDataDecryptedObject,
 	extraTypes: Record<string, INodeType> = {},
 ): Promise<WorkflowRun> {
-	const workflow = new Workflow({ id: 'wf-run', name: 'run', nodes, connections, active: false, nodeTypes: new PackageNodeTypes(extraTypes), settings: { executionOrder: 'v1' } });
-	const run = await executeFrom(workflow, workflow.getNode(start) as INode, startItems, credentials, 'webhook');
+	const workflow = new Workflow({
+		id: 'wf-run',
+		name: 'run',
+		nodes,
+		connections,
+		active: false,
+		nodeTypes: new PackageNodeTypes(extraTypes),
+		settings: { executionOrder: 'v1' },
+	});
+	const run = await executeFrom(
+		workflow,
+		workflow.getNode(start) as INode,
+		startItems,
+		credentials,
+		'webhook',
+	);
 	return {
 		run,
 		error: run.data.resultData.error,
-		output: (name) => run.data.resultData.runData[name]?.[0]?.data?.main?.[0]?.map((item) => item.json),
+		output: (name) =>
+			run.data.resultData.runData[name]?.[0]?.data?.main?.[0]?.map((item) => item.json),
 	};
 }

@@ -13,9 +13,11 @@ export interface ActiveJob {
 
 /** redis-cli's --no-raw list (`1) "id|token|ms"`, or `(empty array)`) as ActiveJob[]. */
 export function parseActiveJobs(out: string): ActiveJob[] {
-	return [...out.matchAll(/"([^"|]*)\|([^"|]*)\|([^"|]*)"/g)].map(([, jobId, lockToken, processedOn]) => ({
-		jobId,
-		lockToken: lockToken || null,
-		processedOn: processedOn ? Number(processedOn) : null,
-	}));
+	return [...out.matchAll(/"([^"|]*)\|([^"|]*)\|([^"|]*)"/g)].map(
+		([, jobId, lockToken, processedOn]) => ({
+			jobId,
+			lockToken: lockToken || null,
+			processedOn: processedOn ? Number(processedOn) : null,
+		}),
+	);
 }

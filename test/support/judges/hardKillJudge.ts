@@ -86,24 +86,48 @@ const end = (a: DeliveryAttempt) => a.at + a.ms;
 export function cutAttempts(attempts: DeliveryAttempt[], kills: Kill[]): DeliveryAttempt[] {
 	return attempts.filter(
 		(a) =>
-			(a.outcome === 'dropped' || a.outcome === 'timeout' || (a.outcome === 'status' && (a.status as number) >= 500)) &&
+			(a.outcome === 'dropped' ||
+				a.outcome === 'timeout' ||
+				(a.outcome === 'status' && (a.status as number) >= 500)) &&
 			kills.some((k) => a.at <= k.killedAt && k.killedAt <= end(a)),
 	);
 }
 
 /** Why a run that did not succeed is not one a worker's kill cut (null when it is). */
-export function notCutByAKill(run: KillRun, outcome: StoredOutcome | undefined, kills: Kill[], workerLogs: string[]): string | null {
-	if (outcome?.error?.node) return `the node "${outcome.error.node}" failed: ${outcome.error.message}`;
+export function notCutByAKill(
+	run: KillRun,
+	outcome: StoredOutcome | undefined,
+	kills: Kill[],
+	workerLogs: string[],
+): string | null {
+	if (outcome?.error?.node)
+		return `the node "${outcome.error.node}" failed: ${outcome.error.message}`;
 	if (run.status === 'new') return notCutBeforeEnqueue(run, kills, workerLogs);
-	const startedIn = (log: string) => new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log);
+	const startedIn = (log: string) =>
+		new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log);
 	const kill = kills.find((k) => k.process.startsWith('worker') && startedIn(k.killedLife));
-	if (!kill) return stalledBeforeItsLogLine(run, outcome, kills, workerLogs, startedIn) ? null : 'no killed worker had started it';
-	if (workerLogs.some((log) => new RegExp(`^Worker finished execution ${run.id} \\(job`, 'm').test(log))) return 'a worker finished it';
-	if (run.startedAt === null || run.startedAt > kill.killedAt) return `it started after the kill of ${kill.process}`;
+	if (!kill)
+		return stalledBeforeItsLogLine(run, outcome, kills, workerLogs, startedIn)
+			? null
+			: 'no killed worker had started it';
+	if (
+		workerLogs.some((log) =>
+			new RegExp(`^Worker finished execution ${run.id} \\(job`, 'm').test(log),
+		)
+	)
+		return 'a worker finished it';
+	if (run.startedAt === null || run.startedAt > kill.killedAt)
+		return `it started after the kill of ${kill.process}`;
 	const error = outcome?.error ?? null;
-	if (run.status === 'crashed') return error === null || error.name === 'WorkflowCrashedError' ? null : `crashed with ${error.message}`;
+	if (run.status === 'crashed')
+		return error === null || error.name === 'WorkflowCrashedError'
+			? null
+			: `crashed with ${error.message}`;
 	if (run.status === 'running') return error === null ? null : `running with ${error.message}`;
-	if (run.status === 'error') return error?.message === STALLED_JOB ? null : `failed with ${error?.message ?? 'no error stored'}`;
+	if (run.status === 'error')
+		return error?.message === STALLED_JOB
+			? null
+			: `failed with ${error?.message ?? 'no error stored'}`;
 	return `status ${run.status}`;
 }
 
@@ -114,9 +138,20 @@ export function notCutByAKill(run: KillRun, outcome: StoredOutcome | undefined, 
  * Explained only with that exact error, when the run was created no later than a worker's kill,
  * and no worker's log says it started it.
  */
-function stalledBeforeItsLogLine(run: KillRun, outcome: StoredOutcome | undefined, kills: Kill[], workerLogs: string[], startedIn: (log: string) => boolean): boolean {
+function stalledBeforeItsLogLine(
+	run: KillRun,
+	outcome: StoredOutcome | undefined,
+	kills: Kill[],
+	workerLogs: string[],
+	startedIn: (log: string) => boolean,
+): boolean {
 	if (run.status !== 'error' || outcome?.error?.message !== STALLED_JOB) return false;
-	if (!kills.some((k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.killedAt)) return false;
+	if (
+		!kills.some(
+			(k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.killedAt,
+		)
+	)
+		return false;
 	return !workerLogs.some(startedIn);
 }
 
@@ -128,26 +163,56 @@ function stalledBeforeItsLogLine(run: KillRun, outcome: StoredOutcome | undefine
  * killed life never logged enqueuing it and no worker started it.
  */
 function notCutBeforeEnqueue(run: KillRun, kills: Kill[], workerLogs: string[]): string | null {
-	const enqueuedIn = (log: string) => new RegExp(`^Enqueued execution ${run.id} \\(job`, 'm').test(log);
-	const kill = kills.find((k) => k.process.startsWith('webhook') && run.createdAt != null && run.createdAt <= k.killedAt);
+	const enqueuedIn = (log: string) =>
+		new RegExp(`^Enqueued execution ${run.id} \\(job`, 'm').test(log);
+	const kill = kills.find(
+		(k) => k.process.startsWith('webhook') && run.createdAt != null && run.createdAt <= k.killedAt,
+	);
 	if (!kill) return 'new, and not created before a kill of the webhook process';
 	if (enqueuedIn(kill.killedLife)) return 'new, but the killed webhook process had queued it';
-	if (workerLogs.some((log) => new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log))) return 'new, but a worker started it';
+	if (
+		workerLogs.some((log) =>
+			new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log),
+		)
+	)
+		return 'new, but a worker started it';
 	return null;
 }
 
 export interface HardKillVerdict {
 	/** Runs that did not succeed, and why no kill explains them. */
-	unexplainedRuns: Array<{ id: string; workflowId: string; deliveryId: string | null; status: string; why: string }>;
+	unexplainedRuns: Array<{
+		id: string;
+		workflowId: string;
+		deliveryId: string | null;
+		status: string;
+		why: string;
+	}>;
 	/** Deliveries a workflow ran more often than 1 + the attempts a kill cut. */
-	extraRunsUnexplained: Array<{ workflowId: string; deliveryId: string; runs: number; cutAttempts: number }>;
+	extraRunsUnexplained: Array<{
+		workflowId: string;
+		deliveryId: string;
+		runs: number;
+		cutAttempts: number;
+	}>;
 	/** Failed attempts that were neither in flight at a kill nor sent while the killed process was down. */
 	failuresNotAtAKill: Array<{ deliveryId: string; attempt: DeliveryAttempt }>;
 	/** Per kill: how long after the process was back the last failure tied to it was sent and seen, and the bound on sending. */
-	failuresAfterBack: Array<{ process: string; lastFailureSentAfterBackMs: number | null; lastFailureSeenAfterBackMs: number | null; boundSentAfterBackMs: number }>;
+	failuresAfterBack: Array<{
+		process: string;
+		lastFailureSentAfterBackMs: number | null;
+		lastFailureSeenAfterBackMs: number | null;
+		boundSentAfterBackMs: number;
+	}>;
 }
 
-export function judgeHardKill({ runs, outcomes, deliveries, kills, workerLogs }: {
+export function judgeHardKill({
+	runs,
+	outcomes,
+	deliveries,
+	kills,
+	workerLogs,
+}: {
 	runs: KillRun[];
 	outcomes: Record<string, StoredOutcome>;
 	deliveries: Array<{ id: string; attempts: DeliveryAttempt[] }>;
@@ -156,41 +221,70 @@ export function judgeHardKill({ runs, outcomes, deliveries, kills, workerLogs }:
 }): HardKillVerdict {
 	const unexplainedRuns = runs
 		.filter((r) => r.status !== 'success')
-		.map((r) => ({ id: r.id, workflowId: r.workflowId, deliveryId: r.deliveryId, status: r.status, why: notCutByAKill(r, outcomes[r.id], kills, workerLogs) }))
+		.map((r) => ({
+			id: r.id,
+			workflowId: r.workflowId,
+			deliveryId: r.deliveryId,
+			status: r.status,
+			why: notCutByAKill(r, outcomes[r.id], kills, workerLogs),
+		}))
 		.filter((r): r is typeof r & { why: string } => r.why !== null);
 
 	const attemptsOf = new Map(deliveries.map((d) => [d.id, d.attempts]));
 	const runsPerPair = new Map<string, { workflowId: string; deliveryId: string; runs: number }>();
 	for (const r of runs.filter((x) => x.deliveryId !== null)) {
 		const key = `${r.workflowId} ${r.deliveryId}`;
-		const pair = runsPerPair.get(key) ?? { workflowId: r.workflowId, deliveryId: r.deliveryId as string, runs: 0 };
+		const pair = runsPerPair.get(key) ?? {
+			workflowId: r.workflowId,
+			deliveryId: r.deliveryId as string,
+			runs: 0,
+		};
 		pair.runs++;
 		runsPerPair.set(key, pair);
 	}
 	const extraRunsUnexplained = [...runsPerPair.values()]
-		.map((p) => ({ ...p, cutAttempts: cutAttempts(attemptsOf.get(p.deliveryId) ?? [], kills).length }))
+		.map((p) => ({
+			...p,
+			cutAttempts: cutAttempts(attemptsOf.get(p.deliveryId) ?? [], kills).length,
+		}))
 		.filter((p) => p.runs > 1 + p.cutAttempts);
 
 	// Each failed attempt belongs to one kill: the last one it was in flight at, else the one
 	// during whose downtime it was sent, else a worker's kill that cut an earlier attempt of the
 	// same delivery, while bull had not yet failed the job it cut.
-	const whileDown = (a: DeliveryAttempt, k: Kill) => k.killedAt <= a.at && a.at <= k.backAt + BALANCER_GRACE_MS;
+	const whileDown = (a: DeliveryAttempt, k: Kill) =>
+		k.killedAt <= a.at && a.at <= k.backAt + BALANCER_GRACE_MS;
 	const inFlightAt = (a: DeliveryAttempt, k: Kill) => a.at <= k.killedAt && k.killedAt <= end(a);
 	const stillRunning = (a: DeliveryAttempt, k: Kill, all: DeliveryAttempt[]) =>
 		k.process.startsWith('worker') &&
 		k.killedAt <= a.at &&
 		a.at <= k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS &&
-		cutAttempts(all.filter((x) => x.at < a.at), [k]).length > 0;
+		cutAttempts(
+			all.filter((x) => x.at < a.at),
+			[k],
+		).length > 0;
 	const latest = [...kills].reverse();
 	const killOf = (a: DeliveryAttempt, all: DeliveryAttempt[]) =>
-		latest.find((k) => inFlightAt(a, k)) ?? latest.find((k) => whileDown(a, k)) ?? latest.find((k) => stillRunning(a, k, all));
-	const failures = deliveries.flatMap((d) => d.attempts.filter(failed).map((attempt) => ({ deliveryId: d.id, attempt, kill: killOf(attempt, d.attempts) })));
-	const failuresNotAtAKill = failures.filter((f) => f.kill === undefined).map(({ deliveryId, attempt }) => ({ deliveryId, attempt }));
+		latest.find((k) => inFlightAt(a, k)) ??
+		latest.find((k) => whileDown(a, k)) ??
+		latest.find((k) => stillRunning(a, k, all));
+	const failures = deliveries.flatMap((d) =>
+		d.attempts
+			.filter(failed)
+			.map((attempt) => ({ deliveryId: d.id, attempt, kill: killOf(attempt, d.attempts) })),
+	);
+	const failuresNotAtAKill = failures
+		.filter((f) => f.kill === undefined)
+		.map(({ deliveryId, attempt }) => ({ deliveryId, attempt }));
 	const failuresAfterBack = kills.map((k) => {
 		const tied = failures.filter((f) => f.kill === k).map((f) => f.attempt);
 		const lastSent = tied.length > 0 ? Math.max(...tied.map((a) => a.at)) : null;
 		const lastSeen = tied.length > 0 ? Math.max(...tied.map(end)) : null;
-		const bound = Math.max(k.backAt, k.process.startsWith('worker') ? k.killedAt + CUT_JOB_FAILED_WITHIN_MS : -Infinity) + BALANCER_GRACE_MS;
+		const bound =
+			Math.max(
+				k.backAt,
+				k.process.startsWith('worker') ? k.killedAt + CUT_JOB_FAILED_WITHIN_MS : -Infinity,
+			) + BALANCER_GRACE_MS;
 		return {
 			process: k.process,
 			lastFailureSentAfterBackMs: lastSent === null ? null : lastSent - k.backAt,

@@ -68,7 +68,11 @@ export function killBeforeBootRun(run: RunTimes, kills: KillTime[]): KillTime | 
 const failedAttempt = (a: DeliveryAttempt) => a.outcome !== 'status' || (a.status ?? 0) >= 300;
 
 /** The kill that cut this run (rule 1), or undefined. `ages` collects how long before the kill each cut run started. */
-export function killThatCut(run: RunTimes, kills: KillTime[], ages?: number[]): KillTime | undefined {
+export function killThatCut(
+	run: RunTimes,
+	kills: KillTime[],
+	ages?: number[],
+): KillTime | undefined {
 	if (run.status !== 'crashed' || !run.startedAt) return undefined;
 	const started = Date.parse(run.startedAt);
 	const kill = kills.find((k) => started <= k.at && k.at - started <= CUT_RUN_MS);
@@ -77,7 +81,8 @@ export function killThatCut(run: RunTimes, kills: KillTime[], ages?: number[]): 
 }
 
 /** Whether the attempt was cut by the kill at `killAt`: in flight at it, and no 2xx (a drop, or HAProxy's 502/503 for a request whose n8n died). */
-const cutBy = (a: DeliveryAttempt, killAt: number) => a.at <= killAt && a.at + a.ms >= killAt && (a.outcome !== 'status' || (a.status ?? 0) >= 500);
+const cutBy = (a: DeliveryAttempt, killAt: number) =>
+	a.at <= killAt && a.at + a.ms >= killAt && (a.outcome !== 'status' || (a.status ?? 0) >= 500);
 
 /**
  * Rule 2 for one (workflow, delivery) with more than one successful run, in any order: each run but
@@ -100,9 +105,15 @@ export function doubleRunVerdict(
 		const bootKill = killBeforeBootRun(run, kills);
 		if (bootKill) {
 			const created = Date.parse(run.createdAt!);
-			const carrier = attempts.find((a) => !used.has(a) && a.at <= created && cutBy(a, bootKill.at));
+			const carrier = attempts.find(
+				(a) => !used.has(a) && a.at <= created && cutBy(a, bootKill.at),
+			);
 			if (!carrier) {
-				return { why: `its run ${run.id} (created before a kill, started by n8n after it) was carried by no attempt that kill cut`, endedBeforeKillSeconds, startedAtBoot };
+				return {
+					why: `its run ${run.id} (created before a kill, started by n8n after it) was carried by no attempt that kill cut`,
+					endedBeforeKillSeconds,
+					startedAtBoot,
+				};
 			}
 			used.add(carrier);
 			startedAtBoot.push(run.id);
@@ -136,7 +147,9 @@ export function failuresSecondsAfterBack(attempts: DeliveryAttempt[], kills: Kil
 	return kills.map((k, i) => {
 		const back = k.at + k.backAfterMs;
 		const until = kills[i + 1]?.at ?? Infinity;
-		const ends = attempts.filter((a) => failedAttempt(a) && a.at + a.ms >= back && a.at + a.ms < until).map((a) => a.at + a.ms);
+		const ends = attempts
+			.filter((a) => failedAttempt(a) && a.at + a.ms >= back && a.at + a.ms < until)
+			.map((a) => a.at + a.ms);
 		return ends.length ? (Math.max(...ends) - back) / 1000 : 0;
 	});
 }

@@ -75,7 +75,12 @@
  */
 
 export interface StoredOutcome {
-	error: { message: string | null; node: string | null; name: string | null; stack: string | null } | null;
+	error: {
+		message: string | null;
+		node: string | null;
+		name: string | null;
+		stack: string | null;
+	} | null;
 	ranNodes: string[];
 }
 
@@ -110,20 +115,26 @@ const READY = /^n8n worker is now ready/;
  * `end()` (pg-pool/index.js:192), TypeORM once the pool is gone (@n8n/typeorm/dist/driver/
  * postgres/PostgresDriver.js:868).
  */
-export const CLOSED_DATABASE = ['Cannot use a pool after calling end on the pool', 'Driver not Connected'];
+export const CLOSED_DATABASE = [
+	'Cannot use a pool after calling end on the pool',
+	'Driver not Connected',
+];
 /** The job's failure as bull hands it to the process that enqueued it (bull/lib/job.js:494, :518). */
 const FROM_BULL = /^Error: [^\n]*\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/;
 
 const STOPPED = /^Stopping worker\.\.\./;
 const FINISHED = /^Worker finished execution (\d+) \(job/;
 /** The run's end not saved: the hook that saves it refused by the closed database (workflow-execute.js:1485). */
-const END_NOT_SAVED = new RegExp(`^There was a problem running hook "workflowExecuteAfter" \\w*Error: (${CLOSED_DATABASE.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`);
+const END_NOT_SAVED = new RegExp(
+	`^There was a problem running hook "workflowExecuteAfter" \\w*Error: (${CLOSED_DATABASE.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`,
+);
 /** The worker's next life finding runs its previous life left running (message-event-bus.js:224). */
 const UNFINISHED = /^Found unfinished executions: ([\d, ]+)$/;
 /** The webhook process's "Enqueued execution N (job J)" (scaling.service.js:296). */
 const ENQUEUED = /^Enqueued execution (\d+) \(job (\d+)\)/gm;
 /** The webhook process's log of a job bull failed as stalled, then bull's own stack. */
-const STALLED = /^job stalled more than maxStalledCount \(execution (\d+)\)\nError: job stalled more than maxStalledCount\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/gm;
+const STALLED =
+	/^job stalled more than maxStalledCount \(execution (\d+)\)\nError: job stalled more than maxStalledCount\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/gm;
 
 /** What n8n stores for a job bull failed as stalled (n8n/dist/errors/max-stalled-count.error.js:7). */
 export const STALLED_JOB =
@@ -141,10 +152,16 @@ export function neverStartedByAStoppedWorker(
 	webhookLog: string,
 	stops: StopWindow[] = [],
 ): string[] {
-	return stalledNeverStarted(workerLogs, webhookLog, stops).filter((s) => s.why === null).map((s) => s.executionId);
+	return stalledNeverStarted(workerLogs, webhookLog, stops)
+		.filter((s) => s.why === null)
+		.map((s) => s.executionId);
 }
 
-function stalledNeverStarted(workerLogs: string[], webhookLog: string, stops: StopWindow[]): Array<{ executionId: string; why: string | null }> {
+function stalledNeverStarted(
+	workerLogs: string[],
+	webhookLog: string,
+	stops: StopWindow[],
+): Array<{ executionId: string; why: string | null }> {
 	const stopped = workerLogs.some((log) => {
 		let sigterm = false;
 		for (const line of log.split('\n')) {
@@ -154,14 +171,25 @@ function stalledNeverStarted(workerLogs: string[], webhookLog: string, stops: St
 		}
 		return false;
 	});
-	const started = new Set(workerLogs.flatMap((log) => log.split('\n').map((line) => STARTED.exec(line)?.[1]).filter((id): id is string => id !== undefined)));
+	const started = new Set(
+		workerLogs.flatMap((log) =>
+			log
+				.split('\n')
+				.map((line) => STARTED.exec(line)?.[1])
+				.filter((id): id is string => id !== undefined),
+		),
+	);
 	const jobOf = new Map([...webhookLog.matchAll(ENQUEUED)].map((m) => [m[1], m[2]]));
-	return [...webhookLog.matchAll(STALLED)].map((m) => m[1]).filter((id) => !started.has(id)).map((executionId) => {
-		if (!stopped) return { executionId, why: 'no worker was stopped with SIGTERM' };
-		const jobId = jobOf.get(executionId);
-		if (jobId === undefined) return { executionId, why: 'the webhook process never logged enqueuing it' };
-		return { executionId, why: notFetchedByAStoppedWorker(jobId, stops) };
-	});
+	return [...webhookLog.matchAll(STALLED)]
+		.map((m) => m[1])
+		.filter((id) => !started.has(id))
+		.map((executionId) => {
+			if (!stopped) return { executionId, why: 'no worker was stopped with SIGTERM' };
+			const jobId = jobOf.get(executionId);
+			if (jobId === undefined)
+				return { executionId, why: 'the webhook process never logged enqueuing it' };
+			return { executionId, why: notFetchedByAStoppedWorker(jobId, stops) };
+		});
 }
 
 /** Why job `jobId` was not fetched by a stopped worker within its stop window (null when it was). */
@@ -170,11 +198,19 @@ function notFetchedByAStoppedWorker(jobId: string, stops: StopWindow[]): string 
 	for (const stop of stops) {
 		const job = stop.activeAtExit.find((j) => j.jobId === jobId);
 		if (!job) reasons.push('not active when the stopped worker exited');
-		else if (job.lockToken === null || !stop.tokens.includes(job.lockToken)) reasons.push('locked by another worker, not the stopped one');
-		else if (job.processedOn === null || job.processedOn < stop.signalledAt || job.processedOn > stop.exitedAt) reasons.push('fetched outside the stopped worker\'s stop window');
+		else if (job.lockToken === null || !stop.tokens.includes(job.lockToken))
+			reasons.push('locked by another worker, not the stopped one');
+		else if (
+			job.processedOn === null ||
+			job.processedOn < stop.signalledAt ||
+			job.processedOn > stop.exitedAt
+		)
+			reasons.push("fetched outside the stopped worker's stop window");
 		else return null;
 	}
-	return reasons.length > 0 ? `job ${jobId} ${reasons.join('; ')}` : `job ${jobId}: no stop of a worker was watched in Redis`;
+	return reasons.length > 0
+		? `job ${jobId} ${reasons.join('; ')}`
+		: `job ${jobId}: no stop of a worker was watched in Redis`;
 }
 
 /**
@@ -194,7 +230,8 @@ export function finishedButNotSaved(logText: string): string[] {
 		else if (READY.test(line)) {
 			[stopping, closed, endRefused] = [false, false, false];
 			startedWhileStopping.clear();
-		} else if (stopping && !closed && STARTED.test(line)) startedWhileStopping.add((STARTED.exec(line) as RegExpExecArray)[1]);
+		} else if (stopping && !closed && STARTED.test(line))
+			startedWhileStopping.add((STARTED.exec(line) as RegExpExecArray)[1]);
 		else if (stopping && STOPPED.test(line)) closed = true;
 		else if (closed && END_NOT_SAVED.test(line)) endRefused = true;
 		else if (closed && endRefused && FINISHED.test(line)) {
@@ -226,7 +263,8 @@ export function failedWhileStopping(logText: string): string[] {
 		else if (READY.test(line)) {
 			stopping = false;
 			startedWhileStopping.clear();
-		} else if (stopping && STARTED.test(line)) startedWhileStopping.add((STARTED.exec(line) as RegExpExecArray)[1]);
+		} else if (stopping && STARTED.test(line))
+			startedWhileStopping.add((STARTED.exec(line) as RegExpExecArray)[1]);
 		else if (ERRORED.test(line)) {
 			const id = (ERRORED.exec(line) as RegExpExecArray)[1];
 			if (startedWhileStopping.has(id)) failed.push(id);
@@ -245,7 +283,9 @@ export function unflatten(text: string): unknown {
 	const build = (index: number): unknown => {
 		if (built.has(index)) return built.get(index);
 		const source = table[index];
-		const copy: Record<string, unknown> = Array.isArray(source) ? ([] as unknown as Record<string, unknown>) : {};
+		const copy: Record<string, unknown> = Array.isArray(source)
+			? ([] as unknown as Record<string, unknown>)
+			: {};
 		built.set(index, copy);
 		for (const [key, value] of Object.entries(source)) {
 			if (typeof value !== 'string') copy[key] = value;
@@ -261,11 +301,23 @@ export function unflatten(text: string): unknown {
 
 /** What a run's stored data says about how it ended: its error (message, node, stack) and the nodes that ran. */
 export function storedOutcome(dataText: string): StoredOutcome {
-	type Stored = { resultData?: { error?: { message?: string; node?: { name?: string }; name?: string; stack?: string }; runData?: Record<string, unknown> } };
+	type Stored = {
+		resultData?: {
+			error?: { message?: string; node?: { name?: string }; name?: string; stack?: string };
+			runData?: Record<string, unknown>;
+		};
+	};
 	const { resultData = {} } = unflatten(dataText) as Stored;
 	const error = resultData.error;
 	return {
-		error: error ? { message: error.message ?? null, node: error.node?.name ?? null, name: error.name ?? null, stack: error.stack ?? null } : null,
+		error: error
+			? {
+					message: error.message ?? null,
+					node: error.node?.name ?? null,
+					name: error.name ?? null,
+					stack: error.stack ?? null,
+				}
+			: null,
 		ranNodes: Object.keys(resultData.runData ?? {}),
 	};
 }
@@ -276,8 +328,10 @@ function notAWorkerStopFailure(outcome: StoredOutcome | undefined): string | nul
 	const { error, ranNodes } = outcome;
 	if (error.node) return `the node "${error.node}" failed: ${error.message}`;
 	if (ranNodes.length > 0) return `nodes ran (${ranNodes.join(', ')}): ${error.message}`;
-	if (!CLOSED_DATABASE.includes(error.message as string)) return `not the closed database: ${error.message}`;
-	if (!FROM_BULL.test(error.stack ?? '')) return `not the job's failure as bull reports it: ${error.message}`;
+	if (!CLOSED_DATABASE.includes(error.message as string))
+		return `not the closed database: ${error.message}`;
+	if (!FROM_BULL.test(error.stack ?? ''))
+		return `not the job's failure as bull reports it: ${error.message}`;
 	return null;
 }
 
@@ -300,7 +354,15 @@ function notANeverStartedJob(outcome: StoredOutcome | undefined): string | null 
  * Returns { excused: [{ executionId, workflowId, deliveryId, message }], unexcused: [{ executionId,
  * workflowId, status, why }], unexplainedLosses: [{ workflowId, deliveryId }] }.
  */
-export function judgeFailedRuns({ runs, workerLogs, webhookLog = '', stops = [], outcomes, enqueued, lost }: {
+export function judgeFailedRuns({
+	runs,
+	workerLogs,
+	webhookLog = '',
+	stops = [],
+	outcomes,
+	enqueued,
+	lost,
+}: {
 	runs: Array<{ id: string; workflowId: string; status: string }>;
 	workerLogs: string[];
 	webhookLog?: string;
@@ -311,7 +373,9 @@ export function judgeFailedRuns({ runs, workerLogs, webhookLog = '', stops = [],
 	lost: Record<string, string[]>;
 }): Verdict {
 	const failedInJobProcessor = new Set(workerLogs.flatMap(failedWhileStopping));
-	const stalled = new Map(stalledNeverStarted(workerLogs, webhookLog, stops).map((s) => [s.executionId, s.why]));
+	const stalled = new Map(
+		stalledNeverStarted(workerLogs, webhookLog, stops).map((s) => [s.executionId, s.why]),
+	);
 	const unsaved = new Set(workerLogs.flatMap(finishedButNotSaved));
 	const claimed = new Set<string>();
 	const excused: Verdict['excused'] = [];
@@ -322,29 +386,58 @@ export function judgeFailedRuns({ runs, workerLogs, webhookLog = '', stops = [],
 		const lostHere = lost[run.workflowId] ?? [];
 		let why: string | null = null;
 		if (unsaved.has(run.id)) {
-			why = run.status !== 'crashed' ? `status ${run.status}` : notARunThatFinished(outcomes[run.id]);
+			why =
+				run.status !== 'crashed' ? `status ${run.status}` : notARunThatFinished(outcomes[run.id]);
 			if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
-			const others = runs.filter((r) => r.id !== run.id && r.workflowId === run.workflowId && enqueued[r.id] === deliveryId);
-			if (!why && others.length > 0) why = `its delivery ${deliveryId} ran again (execution ${others.map((r) => r.id).join(', ')})`;
-			if (why) unexcused.push({ executionId: run.id, workflowId: run.workflowId, status: run.status, why });
-			else notSaved.push({ executionId: run.id, workflowId: run.workflowId, deliveryId: deliveryId as string });
+			const others = runs.filter(
+				(r) => r.id !== run.id && r.workflowId === run.workflowId && enqueued[r.id] === deliveryId,
+			);
+			if (!why && others.length > 0)
+				why = `its delivery ${deliveryId} ran again (execution ${others.map((r) => r.id).join(', ')})`;
+			if (why)
+				unexcused.push({
+					executionId: run.id,
+					workflowId: run.workflowId,
+					status: run.status,
+					why,
+				});
+			else
+				notSaved.push({
+					executionId: run.id,
+					workflowId: run.workflowId,
+					deliveryId: deliveryId as string,
+				});
 			continue;
 		}
-		if (failedInJobProcessor.has(run.id)) why = run.status !== 'error' ? `status ${run.status}` : notAWorkerStopFailure(outcomes[run.id]);
-		else if (stalled.has(run.id)) why = stalled.get(run.id) ?? (run.status !== 'error' ? `status ${run.status}` : notANeverStartedJob(outcomes[run.id]));
+		if (failedInJobProcessor.has(run.id))
+			why =
+				run.status !== 'error' ? `status ${run.status}` : notAWorkerStopFailure(outcomes[run.id]);
+		else if (stalled.has(run.id))
+			why =
+				stalled.get(run.id) ??
+				(run.status !== 'error' ? `status ${run.status}` : notANeverStartedJob(outcomes[run.id]));
 		else why = 'no worker started it after SIGTERM and failed it in its job processor';
 		if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
-		if (!why && !lostHere.includes(deliveryId as string)) why = `its delivery ${deliveryId} was not lost`;
-		if (!why && claimed.has(`${run.workflowId} ${deliveryId}`)) why = `its delivery ${deliveryId} is already accounted for by another run`;
+		if (!why && !lostHere.includes(deliveryId as string))
+			why = `its delivery ${deliveryId} was not lost`;
+		if (!why && claimed.has(`${run.workflowId} ${deliveryId}`))
+			why = `its delivery ${deliveryId} is already accounted for by another run`;
 		if (why) {
 			unexcused.push({ executionId: run.id, workflowId: run.workflowId, status: run.status, why });
 			continue;
 		}
 		claimed.add(`${run.workflowId} ${deliveryId}`);
-		excused.push({ executionId: run.id, workflowId: run.workflowId, deliveryId: deliveryId as string, message: outcomes[run.id].error?.message as string });
+		excused.push({
+			executionId: run.id,
+			workflowId: run.workflowId,
+			deliveryId: deliveryId as string,
+			message: outcomes[run.id].error?.message as string,
+		});
 	}
 	const unexplainedLosses = Object.entries(lost).flatMap(([workflowId, ids]) =>
-		ids.filter((id) => !claimed.has(`${workflowId} ${id}`)).map((deliveryId) => ({ workflowId, deliveryId })),
+		ids
+			.filter((id) => !claimed.has(`${workflowId} ${id}`))
+			.map((deliveryId) => ({ workflowId, deliveryId })),
 	);
 	return { excused, notSaved, unexcused, unexplainedLosses };
 }

@@ -27,7 +27,15 @@ export function ensureHaproxy(): string {
  * HAProxy's configuration: listen on `listenPort`, route to n8n on `backendPort` (or, with
  * `backendPorts`, to each in turn: HAProxy's default round robin) while it is ready.
  */
-export function balancerConfig({ listenPort, backendPort, backendPorts }: { listenPort: number; backendPort: number; backendPorts?: number[] }): string {
+export function balancerConfig({
+	listenPort,
+	backendPort,
+	backendPorts,
+}: {
+	listenPort: number;
+	backendPort: number;
+	backendPorts?: number[];
+}): string {
 	const backends = backendPorts ?? [backendPort];
 	return [
 		'global',

@@ -13,12 +13,17 @@ import { node24Env, type N8nInstall, type Node24 } from './runtime';
  */
 export function n8nEnvironment(
 	node24: Node24,
-	{ userFolder, port, version = N8N_VERSION }: { userFolder: string; port: number; version?: string },
+	{
+		userFolder,
+		port,
+		version = N8N_VERSION,
+	}: { userFolder: string; port: number; version?: string },
 ): Record<string, string> {
 	const base = `http://127.0.0.1:${port}`;
 	// n8n 2.x's MCP registry module is not needed here. n8n 1.123 has no module of that name and
 	// refuses to start when told to disable it ("Unknown module"): name it only for 2.x.
-	const disabledModules: Record<string, string> = majorOf(version) >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {};
+	const disabledModules: Record<string, string> =
+		majorOf(version) >= 2 ? { N8N_DISABLED_MODULES: 'mcp-registry' } : {};
 	return node24Env(node24, {
 		N8N_USER_FOLDER: userFolder,
 		DB_TYPE: 'sqlite',
@@ -54,8 +59,16 @@ export function n8nEnvironment(
 }
 
 /** `n8n start` with Node 24, its output appended to `logFile`. */
-export function startN8n(node24: Node24, n8n: N8nInstall, env: Record<string, string>, logFile: string): ChildProcess {
-	const child = spawn(node24.nodeBin, [n8n.bin, 'start'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+export function startN8n(
+	node24: Node24,
+	n8n: N8nInstall,
+	env: Record<string, string>,
+	logFile: string,
+): ChildProcess {
+	const child = spawn(node24.nodeBin, [n8n.bin, 'start'], {
+		env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	const log = createWriteStream(logFile, { flags: 'a' });
 	child.stdout?.pipe(log);
 	child.stderr?.pipe(log);
@@ -73,15 +86,26 @@ export async function n8nServes(n8nUrl: string): Promise<boolean> {
 }
 
 /** Waits until n8n at `n8nUrl` serves (n8nServes); fails at once if the process exits first. */
-export async function n8nReady(n8nUrl: string, child: ChildProcess, logFile: string, timeoutMs = 600_000): Promise<void> {
+export async function n8nReady(
+	n8nUrl: string,
+	child: ChildProcess,
+	logFile: string,
+	timeoutMs = 600_000,
+): Promise<void> {
 	const exited = new Promise<never>((_, reject) =>
-		child.once('exit', (code) => reject(new Error(`n8n exited with code ${code} during start; see ${logFile}`))),
+		child.once('exit', (code) =>
+			reject(new Error(`n8n exited with code ${code} during start; see ${logFile}`)),
+		),
 	);
 	await Promise.race([
-		waitUntil('n8n to answer /healthz/readiness and /rest/settings', async () => await n8nServes(n8nUrl), {
-			timeoutMs,
-			ignoreErrors: true,
-		}),
+		waitUntil(
+			'n8n to answer /healthz/readiness and /rest/settings',
+			async () => await n8nServes(n8nUrl),
+			{
+				timeoutMs,
+				ignoreErrors: true,
+			},
+		),
 		exited,
 	]);
 }

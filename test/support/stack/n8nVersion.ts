@@ -27,7 +27,9 @@ export const DEFAULT_N8N_VERSION: N8nVersion = '2.41.1';
 function selected(value: string | undefined): N8nVersion {
 	if (!value) return DEFAULT_N8N_VERSION;
 	if (value in N8N_VERSIONS) return value as N8nVersion;
-	throw new Error(`RELAY_N8N_VERSION=${value} is not a version the suites know: use one of ${Object.keys(N8N_VERSIONS).join(', ')}`);
+	throw new Error(
+		`RELAY_N8N_VERSION=${value} is not a version the suites know: use one of ${Object.keys(N8N_VERSIONS).join(', ')}`,
+	);
 }
 
 /** The n8n version this process's stacks install and start. */

@@ -10,8 +10,14 @@ import { cleanEnv, run, say } from './runtime';
 /** Builds the package and packs it into `outDir`. Returns the tarball's path. */
 export function buildAndPack(outDir: string): string {
 	say('building the package (tsc, gulp build:icons)');
-	run('npm', ['run', 'build', '--silent'], { cwd: repoRoot, stdio: ['ignore', 'ignore', 'inherit'] });
-	const packed = spawnSync('npm', ['pack', '--silent', '--pack-destination', outDir], { cwd: repoRoot, encoding: 'utf8' });
+	run('npm', ['run', 'build', '--silent'], {
+		cwd: repoRoot,
+		stdio: ['ignore', 'ignore', 'inherit'],
+	});
+	const packed = spawnSync('npm', ['pack', '--silent', '--pack-destination', outDir], {
+		cwd: repoRoot,
+		encoding: 'utf8',
+	});
 	if (packed.status !== 0) throw new Error(`npm pack failed: ${packed.stderr}`);
 	const name = readdirSync(outDir).find((f) => f.startsWith(PACKAGE_NAME) && f.endsWith('.tgz'));
 	if (!name) throw new Error(`npm pack left no ${PACKAGE_NAME} tarball in ${outDir}`);
@@ -26,11 +32,27 @@ export function buildAndPack(outDir: string): string {
 export function installIntoUserFolder(tarball: string, userFolder: string): string {
 	const nodesDir = join(userFolder, '.n8n', 'nodes');
 	mkdirSync(nodesDir, { recursive: true });
-	writeFileSync(join(nodesDir, 'package.json'), JSON.stringify({ name: 'installed-nodes', private: true }));
+	writeFileSync(
+		join(nodesDir, 'package.json'),
+		JSON.stringify({ name: 'installed-nodes', private: true }),
+	);
 	say(`installing ${tarball.split('/').pop()} into ${nodesDir}`);
-	run('npm', ['install', tarball, '--omit=dev', '--omit=peer', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], {
-		cwd: nodesDir,
-		env: cleanEnv(),
-	});
+	run(
+		'npm',
+		[
+			'install',
+			tarball,
+			'--omit=dev',
+			'--omit=peer',
+			'--ignore-scripts',
+			'--no-audit',
+			'--no-fund',
+			'--loglevel=error',
+		],
+		{
+			cwd: nodesDir,
+			env: cleanEnv(),
+		},
+	);
 	return nodesDir;
 }

@@ -27,8 +27,14 @@ export async function freePort(): Promise<number> {
 }
 
 /** Fails, naming what each taken port was meant for, before anything is started. */
-export async function requirePortsFree(needed: Array<[what: string, port: number]>, hint: string): Promise<void> {
+export async function requirePortsFree(
+	needed: Array<[what: string, port: number]>,
+	hint: string,
+): Promise<void> {
 	for (const [what, port] of needed) {
-		if (!(await portIsFree(port))) throw new Error(`Port ${port} (${what}) is in use on 127.0.0.1: stop what holds it or ${hint}`);
+		if (!(await portIsFree(port)))
+			throw new Error(
+				`Port ${port} (${what}) is in use on 127.0.0.1: stop what holds it or ${hint}`,
+			);
 	}
 }

@@ -6,10 +6,21 @@ import type { IDataObject } from 'n8n-workflow';
 
 import { choicesLeftToUser, filledForSimulator, readExample, type ExampleFile } from '../examples';
 import type { N8nClient, Owner, Session } from '../n8nClient';
-import { importExample, NODE_TYPES, relayCredential, type CredentialRef, type WorkflowData } from '../workflows';
+import {
+	importExample,
+	NODE_TYPES,
+	relayCredential,
+	type CredentialRef,
+	type WorkflowData,
+} from '../workflows';
 import { say } from './runtime';
 
-export const OWNER: Owner = { email: 'owner@example.com', firstName: 'Demo', lastName: 'Owner', password: 'Relay-demo-2026' };
+export const OWNER: Owner = {
+	email: 'owner@example.com',
+	firstName: 'Demo',
+	lastName: 'Owner',
+	password: 'Relay-demo-2026',
+};
 
 export interface Provisioned {
 	apiKey: string;
@@ -24,7 +35,10 @@ export interface Provisioned {
 }
 
 /** The examples `npm start` publishes, by the name the suites use for them. */
-const EXAMPLES: Record<string, ExampleFile> = { autoReply: 'auto-reply.json', disconnectAlert: 'disconnect-alert.json' };
+const EXAMPLES: Record<string, ExampleFile> = {
+	autoReply: 'auto-reply.json',
+	disconnectAlert: 'disconnect-alert.json',
+};
 
 export interface ProvisionOptions {
 	/** Import the examples and publish them (true). */
@@ -56,7 +70,11 @@ export async function provision(
 		// (docs/shared-webhook.md), each receives the events it selects.
 		for (const [key, file] of Object.entries(EXAMPLES)) {
 			const example = simulator ? filledForSimulator(readExample(file)) : readExample(file);
-			const imported = await importExample(client, withTriggerParameters(example, triggerParameters), { messagingRelayApi: credentials.main });
+			const imported = await importExample(
+				client,
+				withTriggerParameters(example, triggerParameters),
+				{ messagingRelayApi: credentials.main },
+			);
 			if (choicesLeftToUser(example).length) {
 				unpublished[key] = imported;
 				continue;
@@ -65,13 +83,25 @@ export async function provision(
 			await client.publish(imported.id);
 		}
 	}
-	return { apiKey, owner: OWNER, session: client.session, credentials, workflows, ...(Object.keys(unpublished).length ? { unpublished } : {}) };
+	return {
+		apiKey,
+		owner: OWNER,
+		session: client.session,
+		credentials,
+		workflows,
+		...(Object.keys(unpublished).length ? { unpublished } : {}),
+	};
 }
 
-function withTriggerParameters(example: WorkflowData, parameters: IDataObject | undefined): WorkflowData {
+function withTriggerParameters(
+	example: WorkflowData,
+	parameters: IDataObject | undefined,
+): WorkflowData {
 	if (!parameters) return example;
 	const nodes = example.nodes.map((node) =>
-		node.type === NODE_TYPES.trigger ? { ...node, parameters: { ...(node.parameters as IDataObject), ...parameters } } : node,
+		node.type === NODE_TYPES.trigger
+			? { ...node, parameters: { ...(node.parameters as IDataObject), ...parameters } }
+			: node,
 	);
 	return { ...example, nodes };
 }

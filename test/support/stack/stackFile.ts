@@ -5,7 +5,14 @@
  * (`npm start` writes it). With it: n8n's log, its memory, its CLI, and a restart.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+	createWriteStream,
+	existsSync,
+	mkdirSync,
+	readFileSync,
+	rmSync,
+	writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 
 import type { Owner, Session } from '../n8nClient';
@@ -54,7 +61,8 @@ export function writeStackFile(file: string, info: StackInfo): void {
 }
 
 export function readStackFile(file = stackFilePath()): StackInfo {
-	if (!existsSync(file)) throw new Error(`No running stack: ${file} does not exist (is \`npm start\` running?)`);
+	if (!existsSync(file))
+		throw new Error(`No running stack: ${file} does not exist (is \`npm start\` running?)`);
 	return JSON.parse(readFileSync(file, 'utf8')) as StackInfo;
 }
 
@@ -91,7 +99,15 @@ export const n8nMemoryMb = (info: StackInfo): number => memoryMb(info.n8nPid).rs
  */
 export async function restartN8n(
 	file = stackFilePath(),
-	{ signal = 'SIGTERM', onStopped, env: changes = {} }: { signal?: NodeJS.Signals; onStopped?: () => void; env?: Record<string, string | undefined> } = {},
+	{
+		signal = 'SIGTERM',
+		onStopped,
+		env: changes = {},
+	}: {
+		signal?: NodeJS.Signals;
+		onStopped?: () => void;
+		env?: Record<string, string | undefined>;
+	} = {},
 ): Promise<void> {
 	const stopping = readStackFile(file);
 	const env = { ...stopping.env };
@@ -101,11 +117,17 @@ export async function restartN8n(
 	}
 	const info = { ...stopping, env };
 	process.kill(info.n8nPid, signal);
-	const stopped = await waitUntil('n8n to stop', () => !alive(info.n8nPid), { timeoutMs: 30_000, intervalMs: 20 }).catch(() => false);
+	const stopped = await waitUntil('n8n to stop', () => !alive(info.n8nPid), {
+		timeoutMs: 30_000,
+		intervalMs: 20,
+	}).catch(() => false);
 	if (!stopped) process.kill(info.n8nPid, 'SIGKILL');
 	onStopped?.();
 	const log = createWriteStream(info.logFile, { flags: 'a' });
-	const child = spawn(info.nodeBin, [info.n8nBin, 'start'], { env: info.env, stdio: ['ignore', 'pipe', 'pipe'] });
+	const child = spawn(info.nodeBin, [info.n8nBin, 'start'], {
+		env: info.env,
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	child.stdout.pipe(log);
 	child.stderr.pipe(log);
 	child.unref();

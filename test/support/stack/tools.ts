@@ -15,7 +15,11 @@ let compiled = __filename.endsWith('.js');
 export function compiledProgram(sourcePath: string): string {
 	if (!compiled) {
 		say('compiling the test support and scripts into build/ (tsconfig.tools.json)');
-		run(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', repoPath('tsconfig.tools.json')]);
+		run(process.execPath, [
+			require.resolve('typescript/bin/tsc'),
+			'-p',
+			repoPath('tsconfig.tools.json'),
+		]);
 		compiled = true;
 	}
 	return repoPath('build', sourcePath.replace(/\.ts$/, '.js'));

@@ -24,7 +24,9 @@ export function normaliseAnswer(text: string): string {
 }
 
 function matches(answer: string, words: string[]): boolean {
-	return words.map(normaliseAnswer).some((word) => word !== '' && (answer === word || answer.startsWith(`${word} `)));
+	return words
+		.map(normaliseAnswer)
+		.some((word) => word !== '' && (answer === word || answer.startsWith(`${word} `)));
 }
 
 export function decide(text: string, words: ApprovalWords): Decision {

@@ -1,4 +1,10 @@
-import type { IDataObject, IExecuteFunctions, INodeExecutionData, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	IExecuteFunctions,
+	INodeExecutionData,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
 import { chatKey, chatKeys, phoneDigits } from '../../../shared/chatIds';
@@ -11,7 +17,12 @@ import { readDelivery, rawBodyText } from '../../../shared/readDelivery';
 import { tellAllTriggers } from '../../accountTriggers';
 import { sendHandoff } from '../../../shared/sharedWebhook/peerClient';
 import type { Registration } from '../../../shared/sharedWebhook/registeredUrl';
-import { deriveShareKey, HANDOFF_HEADERS, proofFor, verifyHandoff } from '../../../shared/sharedWebhook/signedHandoff';
+import {
+	deriveShareKey,
+	HANDOFF_HEADERS,
+	proofFor,
+	verifyHandoff,
+} from '../../../shared/sharedWebhook/signedHandoff';
 import { findReceiver, holdWebhook, releaseWebhook, SECRET_CHECK } from './waitingHolder';
 import type { Wait } from '../../../shared/sendAndWait/wait';
 import { signedWaitParams } from '../../../shared/sendAndWait/waitingRunUrl';
@@ -35,7 +46,12 @@ const FOREVER = new Date('3000-01-01T00:00:00.000Z');
 const QUESTION_ID = 'relayQuestionId';
 
 interface LimitWaitTime {
-	values?: { limitType?: 'afterTimeInterval' | 'atSpecifiedTime'; resumeAmount?: number; resumeUnit?: 'minutes' | 'hours' | 'days'; maxDateAndTime?: string };
+	values?: {
+		limitType?: 'afterTimeInterval' | 'atSpecifiedTime';
+		resumeAmount?: number;
+		resumeUnit?: 'minutes' | 'hours' | 'days';
+		maxDateAndTime?: string;
+	};
 }
 
 const UNIT_MS = { minutes: 60_000, hours: 3_600_000, days: 86_400_000 } as const;
@@ -53,7 +69,9 @@ function waitUntil(this: IExecuteFunctions): Date {
 		}
 		return at;
 	}
-	return new Date(Date.now() + (values.resumeAmount ?? 45) * UNIT_MS[values.resumeUnit ?? 'minutes']);
+	return new Date(
+		Date.now() + (values.resumeAmount ?? 45) * UNIT_MS[values.resumeUnit ?? 'minutes'],
+	);
 }
 
 /** Where the question goes: To and From Number, or (To empty) the chat and number of the trigger item, as Reply. */
@@ -61,7 +79,12 @@ function destination(this: IExecuteFunctions): { channelId: string; to: string }
 	const node = nodeOf(this);
 	const to = this.getNodeParameter('waitTo', 0, '') as string;
 	if (typeof to === 'string' && to.trim() !== '') {
-		const channelId = requireId(node, this.getNodeParameter('waitChannelId', 0, '', { extractValue: true }), 'From Number', 0);
+		const channelId = requireId(
+			node,
+			this.getNodeParameter('waitChannelId', 0, '', { extractValue: true }),
+			'From Number',
+			0,
+		);
 		return { channelId, to: normaliseRecipient(node, to, 0) };
 	}
 	const target = resolveReplyTarget.call(this, 0);
@@ -82,25 +105,52 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 	// n8n's signed resume URL for this node, the whole wait record signed into it (waitingRunUrl.ts).
 	const chat = chatKey(to);
 	const since = Date.now();
-	const ownUrl = this.getSignedResumeUrl(signedWaitParams({ chat, channelId, since, until: until.getTime(), passOn }));
+	const ownUrl = this.getSignedResumeUrl(
+		signedWaitParams({ chat, channelId, since, until: until.getTime(), passOn }),
+	);
 	const resumeUrl = new URL(ownUrl);
-	const wait: Wait = { executionId: String(this.getExecutionId()), resumePath: `${resumeUrl.pathname}${resumeUrl.search}`, chat, channelId, since, until: until.getTime(), questionId: null, passOn };
+	const wait: Wait = {
+		executionId: String(this.getExecutionId()),
+		resumePath: `${resumeUrl.pathname}${resumeUrl.search}`,
+		chat,
+		channelId,
+		since,
+		until: until.getTime(),
+		questionId: null,
+		passOn,
+	};
 
 	// Before the question, so that a reply can never overtake the record of its wait: the
 	// account's triggers record it, or (none published) this run holds the webhook itself (§5b).
 	const receiver = await findReceiver.call(this, key, ownUrl);
-	const registration = receiver.kind === 'triggers' ? receiver.registration : await holdWebhook.call(this, key, ownUrl);
+	const registration =
+		receiver.kind === 'triggers'
+			? receiver.registration
+			: await holdWebhook.call(this, key, ownUrl);
 	const othersInChat = registration ? await recordWithTriggers.call(this, registration, wait) : 0;
 	if (registration) await confirmWithHolder.call(this, registration, key, wait);
 
-	const { body } = await relayApiRequest.call(this, { method: 'POST', path: '/v1/messages', body: { channelId, to, text }, scope: 'messages:send', itemIndex: 0 });
+	const { body } = await relayApiRequest.call(this, {
+		method: 'POST',
+		path: '/v1/messages',
+		body: { channelId, to, text },
+		scope: 'messages:send',
+		itemIndex: 0,
+	});
 	const sent = body === undefined ? {} : (unwrapObject(body, ['message', 'data']) as IDataObject);
 	const questionId = typeof sent.id === 'string' ? sent.id : null;
 	if (questionId) {
 		executionCustomData(this).set(QUESTION_ID, questionId);
 		// Only another run waiting in this chat needs the id (a reply quoting this question comes
 		// here, not there): one save of the triggers' static data per run in the usual case.
-		if (registration && othersInChat > 0) await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify({ ...wait, questionId }));
+		if (registration && othersInChat > 0)
+			await tellAllTriggers.call(
+				this,
+				registration,
+				0,
+				'wait',
+				JSON.stringify({ ...wait, questionId }),
+			);
 	}
 
 	await this.putExecutionToWait(until);
@@ -111,20 +161,41 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
  * The `wait` hand-off to every trigger the registration lists; the holder must have taken it.
  * Returns how many other runs the holder has waiting in the same chat.
  */
-async function recordWithTriggers(this: IExecuteFunctions, registration: Registration, wait: Wait): Promise<number> {
-	const { answers } = await tellAllTriggers.call(this, registration, 0, 'wait', JSON.stringify(wait));
+async function recordWithTriggers(
+	this: IExecuteFunctions,
+	registration: Registration,
+	wait: Wait,
+): Promise<number> {
+	const { answers } = await tellAllTriggers.call(
+		this,
+		registration,
+		0,
+		'wait',
+		JSON.stringify(wait),
+	);
 	const holder = answers.find((a) => a.path === registration.holderPath)?.answer;
-	const taken = (holder?.kind === 'member' ? holder.body : undefined) as { recorded?: unknown; capacity?: unknown; otherWaitsInChat?: unknown } | undefined;
+	const taken = (holder?.kind === 'member' ? holder.body : undefined) as
+		| { recorded?: unknown; capacity?: unknown; otherWaitsInChat?: unknown }
+		| undefined;
 	if (taken?.recorded === false && typeof taken.capacity === 'number') {
-		throw new NodeOperationError(nodeOf(this), `This account already has ${taken.capacity.toLocaleString('en-US')} runs waiting for a reply, the most one account can hold`, {
-			description:
-				'The question was not sent. Each waiting run ends when its contact answers or its time limit passes; until some do, a new question cannot be routed. Set "Limit Wait Time" on your Send and Wait nodes so unanswered runs end, or spread the campaign over time.',
-		});
+		throw new NodeOperationError(
+			nodeOf(this),
+			`This account already has ${taken.capacity.toLocaleString('en-US')} runs waiting for a reply, the most one account can hold`,
+			{
+				description:
+					'The question was not sent. Each waiting run ends when its contact answers or its time limit passes; until some do, a new question cannot be routed. Set "Limit Wait Time" on your Send and Wait nodes so unanswered runs end, or spread the campaign over time.',
+			},
+		);
 	}
 	if (taken?.recorded !== true) {
-		throw new NodeOperationError(nodeOf(this), 'The Messaging Relay Trigger that receives this account\'s events did not take the wait', {
-			description: 'The question was not sent. n8n may be restarting: run this again, or turn on "Retry On Fail" in this node\'s settings.',
-		});
+		throw new NodeOperationError(
+			nodeOf(this),
+			"The Messaging Relay Trigger that receives this account's events did not take the wait",
+			{
+				description:
+					'The question was not sent. n8n may be restarting: run this again, or turn on "Retry On Fail" in this node\'s settings.',
+			},
+		);
 	}
 	// A holder of an earlier version does not say: send the id, as before.
 	return typeof taken.otherWaitsInChat === 'number' ? taken.otherWaitsInChat : 1;
@@ -140,18 +211,29 @@ const CONFIRM_PAUSE_MS = 200;
  * wait goes to the holder again until a request finds it in the static data it loaded (`stored`);
  * each one that does not writes it again. Only then does the question go out.
  */
-async function confirmWithHolder(this: IExecuteFunctions, registration: Registration, key: string, wait: Wait) {
+async function confirmWithHolder(
+	this: IExecuteFunctions,
+	registration: Registration,
+	key: string,
+	wait: Wait,
+) {
 	const url = `${registration.origin}${registration.holderPath}`;
 	for (let tried = 0; tried < CONFIRM_TRIES; tried++) {
 		if (tried > 0) await sleep(CONFIRM_PAUSE_MS);
 		const answer = await sendHandoff(this, key, 'wait', url, JSON.stringify(wait));
-		const body = (answer.kind === 'member' ? answer.body : undefined) as { stored?: unknown } | undefined;
+		const body = (answer.kind === 'member' ? answer.body : undefined) as
+			| { stored?: unknown }
+			| undefined;
 		// A holder of an earlier version does not say: its "recorded" is all there is.
 		if (body?.stored === true || (answer.kind === 'member' && body?.stored === undefined)) return;
 	}
-	throw new NodeOperationError(nodeOf(this), 'The Messaging Relay Trigger that receives this account\'s events could not keep the wait', {
-		description: `The question was not sent. ${CONFIRM_TRIES} tries to see the wait saved in n8n failed: n8n may be overloaded or restarting. Run this again, or turn on "Retry On Fail" in this node's settings.`,
-	});
+	throw new NodeOperationError(
+		nodeOf(this),
+		"The Messaging Relay Trigger that receives this account's events could not keep the wait",
+		{
+			description: `The question was not sent. ${CONFIRM_TRIES} tries to see the wait saved in n8n failed: n8n may be overloaded or restarting. Run this again, or turn on "Retry On Fail" in this node's settings.`,
+		},
+	);
 }
 
 /** The parts of the resume request the node reads. */
@@ -164,7 +246,10 @@ interface ResumeBody {
 /** How many times a run that holds the webhook asked again (memory: a restart may ask once more). */
 const reAskedHere = new Map<string, number>();
 
-type Answer = { kind: 'not this chat' } | { kind: 'asked again' } | { kind: 'taken'; output: IDataObject };
+type Answer =
+	| { kind: 'not this chat' }
+	| { kind: 'asked again' }
+	| { kind: 'taken'; output: IDataObject };
 
 /**
  * Sends and waits: the webhook. Two callers can resume the run: the account's trigger, with a
@@ -173,7 +258,10 @@ type Answer = { kind: 'not this chat' } | { kind: 'asked again' } | { kind: 'tak
  * throws, since a thrown error would resume the run as failed.
  */
 export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-	const request = this.getRequestObject() as unknown as Parameters<typeof readDelivery>[0] & { originalUrl?: string; url?: string };
+	const request = this.getRequestObject() as unknown as Parameters<typeof readDelivery>[0] & {
+		originalUrl?: string;
+		url?: string;
+	};
 	const answer = (status: number, body: IDataObject, output?: IDataObject): IWebhookResponseData =>
 		answerRequest(this, { status, body }, output && [[{ json: output }]]);
 	const headers = this.getHeaderData() as Record<string, unknown>;
@@ -181,15 +269,29 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	const key = deriveShareKey(apiKey);
 
 	if (headers[HANDOFF_HEADERS.version] === undefined) {
-		if (headers['x-service-secret'] === undefined) return answer(401, { error: 'This run resumes only on the contact\'s reply, through the account\'s webhook' });
+		if (headers['x-service-secret'] === undefined)
+			return answer(401, {
+				error: "This run resumes only on the contact's reply, through the account's webhook",
+			});
 		const kept = { hmacKey: key, check: executionCustomData(this).get(SECRET_CHECK) };
-		if (!serviceSecretMatches(headers['x-service-secret'], kept)) return answer(401, { error: 'Invalid secret' });
+		if (!serviceSecretMatches(headers['x-service-secret'], kept))
+			return answer(401, { error: 'Invalid secret' });
 		const delivery = readDelivery(request);
 		if (delivery.kind === 'refused') return answer(delivery.status, { error: delivery.error });
 		const executionId = String(this.getExecutionId());
 		const asked = reAskedHere.get(executionId) ?? 0;
-		const taken = await takeAnswer.call(this, delivery.body as ResumeBody['event'], asked, executionCustomData(this).get(QUESTION_ID) ?? null);
-		if (taken.kind === 'not this chat') return answer(200, { received: true, ignored: 'not the reply this run waits for, and no Messaging Relay Trigger is published on this account' });
+		const taken = await takeAnswer.call(
+			this,
+			delivery.body as ResumeBody['event'],
+			asked,
+			executionCustomData(this).get(QUESTION_ID) ?? null,
+		);
+		if (taken.kind === 'not this chat')
+			return answer(200, {
+				received: true,
+				ignored:
+					'not the reply this run waits for, and no Messaging Relay Trigger is published on this account',
+			});
 		if (taken.kind === 'asked again') {
 			reAskedHere.set(executionId, asked + 1);
 			return answer(200, { received: true, answered: 'this waiting run', reAsked: true });
@@ -209,7 +311,12 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	if (check.op !== 'resume') return answer(401, { error: 'Invalid hand-off: not a resume' });
 	const { asked = 0, questionId = null, event } = JSON.parse(bodyText) as ResumeBody;
 	// The wait carries the question's id only when its chat had another wait: the run keeps its own.
-	const taken = await takeAnswer.call(this, event, asked, questionId ?? executionCustomData(this).get(QUESTION_ID) ?? null);
+	const taken = await takeAnswer.call(
+		this,
+		event,
+		asked,
+		questionId ?? executionCustomData(this).get(QUESTION_ID) ?? null,
+	);
 	if (taken.kind === 'not this chat') return answer(200, { proof, consumed: false });
 	if (taken.kind === 'asked again') return answer(200, { proof, consumed: true, reAsked: true });
 	return answer(200, { proof, consumed: true }, taken.output);
@@ -219,10 +326,16 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
  * Whether `event` answers this run: a `message.received` in the chat the question went to. For
  * Approval, an unclear answer is asked again while `asked` is below the node's limit.
  */
-async function takeAnswer(this: IWebhookFunctions, event: ResumeBody['event'], asked: number, questionId: string | null): Promise<Answer> {
+async function takeAnswer(
+	this: IWebhookFunctions,
+	event: ResumeBody['event'],
+	asked: number,
+	questionId: string | null,
+): Promise<Answer> {
 	const message = event?.message;
 	const chat = String((this.getQueryData() as { chat?: unknown }).chat ?? '');
-	if (event?.type !== 'message.received' || !message || !fromChat(message, chat)) return { kind: 'not this chat' };
+	if (event?.type !== 'message.received' || !message || !fromChat(message, chat))
+		return { kind: 'not this chat' };
 
 	// The reply as the trigger's message items name it, so that Reply after this node answers in
 	// the same chat with nothing typed (replyOrigin.ts reads chatId and channelId).
@@ -255,7 +368,9 @@ async function takeAnswer(this: IWebhookFunctions, event: ResumeBody['event'], a
 function fromChat(message: IDataObject, chat: string): boolean {
 	const chatId = typeof message.chatId === 'string' ? message.chatId : '';
 	const isGroup = message.group !== undefined && message.group !== null;
-	return chatKeys(chatId, isGroup).includes(chat) || (!isGroup && phoneDigits(message.from) === chat);
+	return (
+		chatKeys(chatId, isGroup).includes(chat) || (!isGroup && phoneDigits(message.from) === chat)
+	);
 }
 
 function approvalWords(this: IWebhookFunctions): ApprovalWords {
@@ -264,11 +379,17 @@ function approvalWords(this: IWebhookFunctions): ApprovalWords {
 			.split(',')
 			.map((w) => w.trim())
 			.filter(Boolean);
-	return { yes: list('approveWords', 'yes, y, 1, ok, 👍'), no: list('declineWords', 'no, n, 2, 👎') };
+	return {
+		yes: list('approveWords', 'yes, y, 1, ok, 👍'),
+		no: list('declineWords', 'no, n, 2, 👎'),
+	};
 }
 
 async function askAgain(this: IWebhookFunctions, message: IDataObject) {
-	const text = this.getNodeParameter('approvalOptions.reAskText', 'Sorry, I did not understand. Please answer yes or no.') as string;
+	const text = this.getNodeParameter(
+		'approvalOptions.reAskText',
+		'Sorry, I did not understand. Please answer yes or no.',
+	) as string;
 	await relayApiRequest.call(this, {
 		method: 'POST',
 		path: '/v1/messages',

@@ -36,10 +36,14 @@ function sameOrigin(a: string, b: string): boolean {
 }
 
 function anotherRunWaits(node: ReturnType<IExecuteFunctions['getNode']>): NodeOperationError {
-	return new NodeOperationError(node, 'Another run is already waiting for a reply on this account, and no Messaging Relay Trigger is published on it', {
-		description:
-			'The question was not sent. Without a published trigger only one run at a time can wait on an account, because the run that waits holds the account\'s webhook itself. Publish a workflow with a Messaging Relay Trigger on this account (it may do nothing else); then any number of runs can wait at once.',
-	});
+	return new NodeOperationError(
+		node,
+		'Another run is already waiting for a reply on this account, and no Messaging Relay Trigger is published on it',
+		{
+			description:
+				"The question was not sent. Without a published trigger only one run at a time can wait on an account, because the run that waits holds the account's webhook itself. Publish a workflow with a Messaging Relay Trigger on this account (it may do nothing else); then any number of runs can wait at once.",
+		},
+	);
 }
 
 /**
@@ -47,16 +51,22 @@ function anotherRunWaits(node: ReturnType<IExecuteFunctions['getNode']>): NodeOp
  * may hold the webhook; throws the clear error when another run holds it, and the conflict error
  * when something else does.
  */
-export async function findReceiver(this: IExecuteFunctions, key: string, ownUrl: string): Promise<Receiver> {
+export async function findReceiver(
+	this: IExecuteFunctions,
+	key: string,
+	ownUrl: string,
+): Promise<Receiver> {
 	const current = await readWebhook.call(this, 0);
 	if (!current) return { kind: 'free' };
 	const registration = parseRegistration(current.url);
-	if (registration?.shared && sameOrigin(current.url, ownUrl)) return { kind: 'triggers', registration };
+	if (registration?.shared && sameOrigin(current.url, ownUrl))
+		return { kind: 'triggers', registration };
 	if (waitFromUrl(current.url) && sameOrigin(current.url, ownUrl)) {
 		// A run that still waits answers the ping with the account key's proof; n8n answers for
 		// one that ended (200 without a proof when finished, 409 running, 404 deleted).
 		const answer = await ping(this, key, current.url);
-		if (answer.kind === 'member' || answer.kind === 'unavailable') throw anotherRunWaits(this.getNode());
+		if (answer.kind === 'member' || answer.kind === 'unavailable')
+			throw anotherRunWaits(this.getNode());
 		return { kind: 'free' };
 	}
 	throw conflictError(this.getNode(), current.url, 'foreign');
@@ -67,7 +77,11 @@ export async function findReceiver(this: IExecuteFunctions, key: string, ownUrl:
  * looks again, as a joining trigger does: a trigger that registered meanwhile routes the answer
  * instead (its registration is returned), another run that did is the clear error.
  */
-export async function holdWebhook(this: IExecuteFunctions, key: string, ownUrl: string): Promise<Registration | undefined> {
+export async function holdWebhook(
+	this: IExecuteFunctions,
+	key: string,
+	ownUrl: string,
+): Promise<Registration | undefined> {
 	const secret = await registerOrExplain(this, ownUrl);
 	executionCustomData(this).set(SECRET_CHECK, secretCheckOf(key, secret));
 	await sleep(CONFIRM_PAUSE_MS + Math.floor(Math.random() * CONFIRM_PAUSE_MS));
@@ -87,7 +101,8 @@ export async function holdWebhook(this: IExecuteFunctions, key: string, ownUrl: 
 export async function releaseWebhook(this: IWebhookFunctions): Promise<void> {
 	try {
 		const current = await readWebhook.call(this);
-		if (current && waitFromUrl(current.url)?.executionId === String(this.getExecutionId())) await deleteWebhook.call(this);
+		if (current && waitFromUrl(current.url)?.executionId === String(this.getExecutionId()))
+			await deleteWebhook.call(this);
 	} catch {
 		// Left as is: the registration names a run that has ended, which every joiner recognises.
 	}

@@ -4,12 +4,23 @@
  * written on every save.
  */
 import { deliveryIdOf } from '../../../../nodes/shared/readDelivery';
-import { DeliveryLedger, holderLedger, memberLedger } from '../../../../nodes/MessagingRelayTrigger/sharing/deliveryLedger';
+import {
+	DeliveryLedger,
+	holderLedger,
+	memberLedger,
+} from '../../../../nodes/MessagingRelayTrigger/sharing/deliveryLedger';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 let nextWorkflow = 1;
-function listener(mode: 'webhook' | 'manual' = 'webhook', workflowId = `wf-ledger-${nextWorkflow++}`) {
-	return { getWorkflow: () => ({ id: workflowId }), getNode: () => ({ name: 'Messaging Relay Trigger' }), getMode: () => mode };
+function listener(
+	mode: 'webhook' | 'manual' = 'webhook',
+	workflowId = `wf-ledger-${nextWorkflow++}`,
+) {
+	return {
+		getWorkflow: () => ({ id: workflowId }),
+		getNode: () => ({ name: 'Messaging Relay Trigger' }),
+		getMode: () => mode,
+	};
 }
 
 test('two requests that save at the same time: the later save still carries the earlier entry', () => {
@@ -34,18 +45,25 @@ test('what is known of one delivery is merged: who ran it grows, never shrinks',
 	expect(state.pending!.x).toEqual({ at: 2_000, ran: ['self', '/m'] });
 });
 
-test('a member\'s record: bounded by count (the oldest go, and dropping one still within its age is logged) and by age (past the bound it is not found)', () => {
+test("a member's record: bounded by count (the oldest go, and dropping one still within its age is logged) and by age (past the bound it is not found)", () => {
 	const warnings: string[] = [];
 	const context = { ...listener(), logger: { warn: (message: string) => warnings.push(message) } };
 	const state: WebhookState = {};
 	const start = Date.now();
-	for (let i = 0; i < 2_001; i++) memberLedger.record(context, state, `id-${i}`, { at: start + i }, start + i);
+	for (let i = 0; i < 2_001; i++)
+		memberLedger.record(context, state, `id-${i}`, { at: start + i }, start + i);
 	expect(Object.keys(state.taken!)).toHaveLength(2_000);
 	expect(memberLedger.find(context, state, 'id-0', start + 2_001)).toBeUndefined();
 	expect(memberLedger.find(context, state, 'id-2000', start + 2_001)).toBeDefined();
-	expect(memberLedger.find(context, state, 'id-2000', start + 2_000 + 15 * 60_000 + 1)).toBeUndefined();
+	expect(
+		memberLedger.find(context, state, 'id-2000', start + 2_000 + 15 * 60_000 + 1),
+	).toBeUndefined();
 	// Reaching the bound is visible in n8n's log, once a minute at most, naming the trigger.
-	expect(warnings).toEqual([expect.stringContaining('"Messaging Relay Trigger": more than 2000 forwarded events in 15 minutes')]);
+	expect(warnings).toEqual([
+		expect.stringContaining(
+			'"Messaging Relay Trigger": more than 2000 forwarded events in 15 minutes',
+		),
+	]);
 
 	const small = new DeliveryLedger('pending', { maxEntries: 2, maxAgeMs: 1_000 });
 	const other: WebhookState = {};
@@ -59,7 +77,14 @@ test('the holder keeps every delivery answered 503 while a member fails until it
 	const context = listener('webhook', 'wf-ledger-setaside');
 	const state: WebhookState = {};
 	const start = 1_000_000;
-	for (let i = 0; i < 600; i++) holderLedger.record(context, state, `d-${i}`, { at: start + i * 200, ran: ['/m'] }, start + i * 200);
+	for (let i = 0; i < 600; i++)
+		holderLedger.record(
+			context,
+			state,
+			`d-${i}`,
+			{ at: start + i * 200, ran: ['/m'] },
+			start + i * 200,
+		);
 	const now = start + 600 * 200;
 	expect(Object.keys(state.pending!)).toHaveLength(600);
 	expect(holderLedger.find(context, state, 'd-0', now)?.ran).toEqual(['/m']);
@@ -70,7 +95,14 @@ test('the holder keeps every delivery answered 503 within the hour, however many
 	const state: WebhookState = {};
 	const start = 1_000_000;
 	// 5 a second for 5 minutes: the old bound of 1,000 dropped the first 500 of them.
-	for (let i = 0; i < 1_500; i++) holderLedger.record(context, state, `d-${i}`, { at: start + i * 200, ran: ['self'] }, start + i * 200);
+	for (let i = 0; i < 1_500; i++)
+		holderLedger.record(
+			context,
+			state,
+			`d-${i}`,
+			{ at: start + i * 200, ran: ['self'] },
+			start + i * 200,
+		);
 	const now = start + 1_500 * 200;
 	expect(Object.keys(state.pending!)).toHaveLength(1_500);
 	expect(holderLedger.find(context, state, 'd-0', now)?.ran).toEqual(['self']);
@@ -97,18 +129,19 @@ test('a test listener and the published trigger of one workflow keep separate re
 	expect(memberLedger.find(test, {}, 'z')).toBeUndefined();
 });
 
-test('a delivery id is the first 128 bits of the body\'s SHA-256, the same for the same bytes', () => {
+test("a delivery id is the first 128 bits of the body's SHA-256, the same for the same bytes", () => {
 	const body = JSON.stringify({ type: 'message.received' });
 	expect(deliveryIdOf(body)).toMatch(/^[0-9a-f]{32}$/);
 	expect(deliveryIdOf(Buffer.from(body))).toBe(deliveryIdOf(body));
 	expect(deliveryIdOf(`${body} `)).not.toBe(deliveryIdOf(body));
 });
 
-test('a forward answered at its run\'s end counts as taken only once answered 2xx; a 5xx or a dropped connection forgets it, so the next forward runs it', () => {
+test("a forward answered at its run's end counts as taken only once answered 2xx; a 5xx or a dropped connection forgets it, so the next forward runs it", () => {
 	// Queue-mode hard-kill soak: a worker died mid-run, n8n gave the job up (5xx), and the member's
 	// in-memory record still said "already ran" to the holder's next forward: the event was lost.
 	const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
-	const answer = (status: number, finished: boolean) => Object.assign(new EventEmitter(), { statusCode: status, writableFinished: finished });
+	const answer = (status: number, finished: boolean) =>
+		Object.assign(new EventEmitter(), { statusCode: status, writableFinished: finished });
 	const context = listener('webhook', 'wf-ledger-answered');
 	const state: WebhookState = {};
 
@@ -138,7 +171,8 @@ test('a forward still running is not written into static data by another request
 	// entry in their union; its run then failed, only the in-memory copy was forgotten, and the
 	// holder's next forward was told "already ran": the event was lost in that workflow.
 	const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
-	const answer = (status: number) => Object.assign(new EventEmitter(), { statusCode: status, writableFinished: true });
+	const answer = (status: number) =>
+		Object.assign(new EventEmitter(), { statusCode: status, writableFinished: true });
 	const context = listener('webhook', 'wf-ledger-running-union');
 	let database: WebhookState = {};
 	const load = () => structuredClone(database);

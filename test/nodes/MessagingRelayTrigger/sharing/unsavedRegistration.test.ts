@@ -7,10 +7,18 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { formatRegistration, parseRegistration, registrationStamp } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
+import {
+	formatRegistration,
+	parseRegistration,
+	registrationStamp,
+} from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../simulator';
-import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
+import {
+	withSharedN8nPerTest,
+	type SharedN8n,
+	type SharedWorkflow,
+} from '../../../support/harness/sharedN8n';
 
 let sim: RelaySimulator;
 let n8n: SharedN8n;
@@ -77,7 +85,11 @@ async function deliverRaw(secret: string, url = sim.webhook!.url) {
 		headers: { 'content-type': 'application/json', 'x-service-secret': secret },
 		body: JSON.stringify(newEvent()),
 	});
-	return { status: response.status, retryAfter: response.headers.get('retry-after'), text: await response.text() };
+	return {
+		status: response.status,
+		retryAfter: response.headers.get('retry-after'),
+		text: await response.text(),
+	};
 }
 
 describe('a service that keeps delivering during a re-registration never gets 401, and every event runs once', () => {
@@ -114,9 +126,20 @@ describe('a service that keeps delivering during a re-registration never gets 40
 		// still holds the registration it made before the second joined.
 		expect(first.stored.webhookSecretDigest).toBeDefined();
 		const current = parseRegistration(sim.webhook!.url)!;
-		sim.webhook = { ...sim.webhook!, url: formatRegistration(current.holderUrl, { members: [], testMembers: [] }, false, registrationStamp()) };
+		sim.webhook = {
+			...sim.webhook!,
+			url: formatRegistration(
+				current.holderUrl,
+				{ members: [], testMembers: [] },
+				false,
+				registrationStamp(),
+			),
+		};
 		await first.publish();
-		expect(parseRegistration(sim.webhook!.url)).toMatchObject({ holderPath: first.productionPath, members: [second.productionPath] });
+		expect(parseRegistration(sim.webhook!.url)).toMatchObject({
+			holderPath: first.productionPath,
+			members: [second.productionPath],
+		});
 		await service.more(5);
 		await service.stop();
 
@@ -126,7 +149,9 @@ describe('a service that keeps delivering during a re-registration never gets 40
 		expect(first.productionEvents).toHaveLength(service.acknowledged.length);
 		// The second runs what the service delivered once it had joined, once each.
 		expect(runsOf(second, service.acknowledged).every((runs) => runs <= 1)).toBe(true);
-		expect(runsOf(second, service.acknowledged.slice(secondFrom + 1))).toEqual(service.acknowledged.slice(secondFrom + 1).map(() => 1));
+		expect(runsOf(second, service.acknowledged.slice(secondFrom + 1))).toEqual(
+			service.acknowledged.slice(secondFrom + 1).map(() => 1),
+		);
 		expect((await deliverRaw(wrongSecret())).status).toBe(401);
 	});
 
@@ -164,7 +189,7 @@ describe('a service that keeps delivering during a re-registration never gets 40
 });
 
 describe('a wrong secret is still refused with 401', () => {
-	test('many at once cost one look at the service; secrets that cannot be the service\'s cost none', async () => {
+	test("many at once cost one look at the service; secrets that cannot be the service's cost none", async () => {
 		const w = n8n.addWorkflow('auto-reply', { events: ['message.received'] });
 		await w.publish();
 		const looks = () => sim.requestsTo('GET', '/v1/webhook').length;
@@ -172,7 +197,10 @@ describe('a wrong secret is still refused with 401', () => {
 		// Twenty different wrong secrets of the service's length at once: a look answers all that arrived before it started.
 		const secret = sim.webhook!.secret;
 		// (Not hex, so none of them is the secret.)
-		const guesses = Array.from({ length: 20 }, (_, i) => `${secret.slice(0, -2)}z${String.fromCharCode(97 + i)}`);
+		const guesses = Array.from(
+			{ length: 20 },
+			(_, i) => `${secret.slice(0, -2)}z${String.fromCharCode(97 + i)}`,
+		);
 		const answers = await Promise.all(guesses.map(async (guess) => await deliverRaw(guess)));
 		expect(answers.map((a) => a.status)).toEqual(answers.map(() => 401));
 		expect(looks() - before).toBeLessThanOrEqual(2);
@@ -183,7 +211,11 @@ describe('a wrong secret is still refused with 401', () => {
 		// Another length, or no secret at all: not a secret the service issued, no look.
 		before = looks();
 		expect((await deliverRaw('whsec_guess')).status).toBe(401);
-		const unsigned = await fetch(sim.webhook!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(newEvent()) });
+		const unsigned = await fetch(sim.webhook!.url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify(newEvent()),
+		});
 		expect(unsigned.status).toBe(401);
 		expect(looks()).toBe(before);
 		expect(w.productionEvents).toHaveLength(0);
@@ -196,17 +228,32 @@ describe('a wrong secret is still refused with 401', () => {
 		const none = { members: [], testMembers: [] };
 		// The service holds a registration of this trigger that its saved state does not have (a PUT
 		// whose answer was lost, say), made just now: 503, it may be about to be saved.
-		const unsaved = (url: string, last: string) => (sim.webhook = { url, active: true, secret: `${sim.webhook!.secret.slice(0, -1)}${last}` });
+		const unsaved = (url: string, last: string) =>
+			(sim.webhook = { url, active: true, secret: `${sim.webhook!.secret.slice(0, -1)}${last}` });
 		unsaved(formatRegistration(holderUrl, none, false, registrationStamp()), 'v');
-		expect(await deliverRaw(sim.webhook!.secret, holderUrl)).toMatchObject({ status: 503, retryAfter: '2' });
+		expect(await deliverRaw(sim.webhook!.secret, holderUrl)).toMatchObject({
+			status: 503,
+			retryAfter: '2',
+		});
 		// The same made two minutes ago: nothing is going to save it any more.
-		unsaved(formatRegistration(holderUrl, none, false, registrationStamp(Date.now() - 120_000)), 'w');
+		unsaved(
+			formatRegistration(holderUrl, none, false, registrationStamp(Date.now() - 120_000)),
+			'w',
+		);
 		expect((await deliverRaw(sim.webhook!.secret, holderUrl)).status).toBe(401);
 		// Without a stamp (made by hand, or by an older version).
 		unsaved(`${holderUrl}?relay-share=v1`, 'x');
 		expect((await deliverRaw(sim.webhook!.secret, holderUrl)).status).toBe(401);
 		// Another trigger's registration.
-		unsaved(formatRegistration(`${n8n.baseUrl}/webhook/someone-else/webhook`, none, false, registrationStamp()), 'y');
+		unsaved(
+			formatRegistration(
+				`${n8n.baseUrl}/webhook/someone-else/webhook`,
+				none,
+				false,
+				registrationStamp(),
+			),
+			'y',
+		);
 		expect((await deliverRaw(sim.webhook!.secret, holderUrl)).status).toBe(401);
 		expect(w.productionEvents).toHaveLength(0);
 	});
@@ -214,7 +261,13 @@ describe('a wrong secret is still refused with 401', () => {
 	test('when the service cannot be asked, a mismatch is answered 503 (it cannot tell), never run', async () => {
 		const w = n8n.addWorkflow('auto-reply', { events: ['message.received'] });
 		await w.publish();
-		sim.inject({ method: 'GET', path: '/v1/webhook', status: 500, body: { error: { code: 'DOWN', message: 'down' } }, times: 10 });
+		sim.inject({
+			method: 'GET',
+			path: '/v1/webhook',
+			status: 500,
+			body: { error: { code: 'DOWN', message: 'down' } },
+			times: 10,
+		});
 		expect(await deliverRaw(wrongSecret())).toMatchObject({ status: 503, retryAfter: '2' });
 		expect(w.productionEvents).toHaveLength(0);
 	});
@@ -223,11 +276,24 @@ describe('a wrong secret is still refused with 401', () => {
 test('every registration carries a stamp of its own, and the parser reads URLs with and without one', () => {
 	const url = 'https://n8n.example.com/webhook/abc/webhook';
 	const at = Date.UTC(2026, 10, 24, 12, 0, 0);
-	const stamped = formatRegistration(url, { members: ['/webhook/m/webhook'], testMembers: [] }, false, registrationStamp(at));
-	expect(stamped).toMatch(/^https:\/\/n8n\.example\.com\/webhook\/abc\/webhook\?relay-share=v1&member=%2Fwebhook%2Fm%2Fwebhook&reg=[0-9a-f]{12}$/);
-	expect(parseRegistration(stamped)).toMatchObject({ holderPath: '/webhook/abc/webhook', members: ['/webhook/m/webhook'], registeredAt: at });
+	const stamped = formatRegistration(
+		url,
+		{ members: ['/webhook/m/webhook'], testMembers: [] },
+		false,
+		registrationStamp(at),
+	);
+	expect(stamped).toMatch(
+		/^https:\/\/n8n\.example\.com\/webhook\/abc\/webhook\?relay-share=v1&member=%2Fwebhook%2Fm%2Fwebhook&reg=[0-9a-f]{12}$/,
+	);
+	expect(parseRegistration(stamped)).toMatchObject({
+		holderPath: '/webhook/abc/webhook',
+		members: ['/webhook/m/webhook'],
+		registeredAt: at,
+	});
 	// Two registrations in one second still differ (16 random bits each).
 	expect(new Set(Array.from({ length: 5 }, () => registrationStamp(at))).size).toBeGreaterThan(1);
 	expect(parseRegistration(`${url}?relay-share=v1`)).not.toHaveProperty('registeredAt');
-	expect(parseRegistration(`${url}?relay-share=v1&reg=nonsense`)).not.toHaveProperty('registeredAt');
+	expect(parseRegistration(`${url}?relay-share=v1&reg=nonsense`)).not.toHaveProperty(
+		'registeredAt',
+	);
 });

@@ -1,6 +1,13 @@
 import type { IDataObject } from 'n8n-workflow';
 
-import { dropWait, quotedId, recordWait, waitsForReply, waitsInStaticData, type WaitEntry } from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import {
+	dropWait,
+	quotedId,
+	recordWait,
+	waitsForReply,
+	waitsInStaticData,
+	type WaitEntry,
+} from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 /**
@@ -10,17 +17,37 @@ import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhoo
 let workflow = 0;
 const context = () => {
 	const id = `wf-waits-${workflow++}`;
-	return { getWorkflow: () => ({ id }), getNode: () => ({ name: 'Trigger' }), getMode: () => 'webhook' };
+	return {
+		getWorkflow: () => ({ id }),
+		getNode: () => ({ name: 'Trigger' }),
+		getMode: () => 'webhook',
+	};
 };
 
 const NOW = 1_800_000_000_000;
 const ADA = '4917612345678@c.us';
 
 function wait(executionId: string, changes: Partial<WaitEntry> = {}): WaitEntry {
-	return { executionId, resumePath: `/webhook-waiting/${executionId}/node?chat=x`, chat: ADA, channelId: 'num_main', since: NOW - 10_000, until: NOW + 60_000, questionId: null, ...changes };
+	return {
+		executionId,
+		resumePath: `/webhook-waiting/${executionId}/node?chat=x`,
+		chat: ADA,
+		channelId: 'num_main',
+		since: NOW - 10_000,
+		until: NOW + 60_000,
+		questionId: null,
+		...changes,
+	};
 }
 
-const message = (changes: IDataObject = {}): IDataObject => ({ chatId: ADA, from: '+4917612345678', channelId: 'num_main', group: null, replyTo: null, ...changes });
+const message = (changes: IDataObject = {}): IDataObject => ({
+	chatId: ADA,
+	from: '+4917612345678',
+	channelId: 'num_main',
+	group: null,
+	replyTo: null,
+	...changes,
+});
 const ids = (waits: WaitEntry[]) => waits.map((w) => w.executionId);
 
 describe('the waits a message may answer, in order', () => {
@@ -31,7 +58,9 @@ describe('the waits a message may answer, in order', () => {
 		recordWait(ctx, state, wait('1', { since: NOW - 9_000, questionId: 'msg_1' }), NOW);
 		recordWait(ctx, state, wait('3', { since: NOW - 1_000, questionId: 'msg_3' }), NOW);
 		expect(ids(waitsForReply(ctx, state, message(), 'd1', NOW))).toEqual(['1', '2', '3']);
-		expect(ids(waitsForReply(ctx, state, message({ replyTo: { id: 'msg_3' } }), 'd1', NOW))).toEqual(['3', '1', '2']);
+		expect(
+			ids(waitsForReply(ctx, state, message({ replyTo: { id: 'msg_3' } }), 'd1', NOW)),
+		).toEqual(['3', '1', '2']);
 	});
 
 	test('another chat, another number, or a wait past its time limit: not offered', () => {
@@ -48,8 +77,20 @@ describe('the waits a message may answer, in order', () => {
 		const ctx = context();
 		const state: WebhookState = {};
 		recordWait(ctx, state, wait('1', { chat: '4917612345678' }), NOW);
-		expect(ids(waitsForReply(ctx, state, message({ chatId: 'some-other-id@lid' }), 'd1', NOW))).toEqual(['1']);
-		expect(ids(waitsForReply(ctx, state, message({ chatId: '120363025551234567@g.us', group: { id: 'g' } }), 'd1', NOW))).toEqual([]);
+		expect(
+			ids(waitsForReply(ctx, state, message({ chatId: 'some-other-id@lid' }), 'd1', NOW)),
+		).toEqual(['1']);
+		expect(
+			ids(
+				waitsForReply(
+					ctx,
+					state,
+					message({ chatId: '120363025551234567@g.us', group: { id: 'g' } }),
+					'd1',
+					NOW,
+				),
+			),
+		).toEqual([]);
 	});
 
 	test('a wait that took a delivery is offered only that delivery again (its redelivery), even past its time', () => {
@@ -66,7 +107,9 @@ describe('the waits a message may answer, in order', () => {
 		const state: WebhookState = {};
 		recordWait(ctx, state, wait('1'), NOW);
 		recordWait(ctx, { ...state }, wait('1', { questionId: 'msg_9' }), NOW); // another request's copy
-		expect(waitsForReply(ctx, state, message({ replyTo: 'msg_9' }), 'd1', NOW)[0].questionId).toBe('msg_9');
+		expect(waitsForReply(ctx, state, message({ replyTo: 'msg_9' }), 'd1', NOW)[0].questionId).toBe(
+			'msg_9',
+		);
 		expect(waitsInStaticData(state)['1'].resumePath).toContain('/webhook-waiting/1/');
 		dropWait(ctx, state, '1', NOW);
 		expect(waitsForReply(ctx, state, message(), 'd1', NOW)).toEqual([]);

@@ -10,7 +10,11 @@ import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/
 import { parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../simulator';
-import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
+import {
+	withSharedN8nPerTest,
+	type SharedN8n,
+	type SharedWorkflow,
+} from '../../../support/harness/sharedN8n';
 import { missedEventsIn } from '../../../support/missedEvents';
 import { deliver } from '../../../support/deliver';
 
@@ -22,7 +26,8 @@ const defaults = { ...setAsideLimits };
 afterEach(() => Object.assign(setAsideLimits, defaults));
 
 /** Event hand-offs a workflow's production URL was sent (each try counts). */
-const handoffsTo = (w: SharedWorkflow) => n8n.served.filter((r) => r.path === w.productionPath && r.handoff === 'event').length;
+const handoffsTo = (w: SharedWorkflow) =>
+	n8n.served.filter((r) => r.path === w.productionPath && r.handoff === 'event').length;
 
 /** Deliveries of the service to a workflow's URL (not hand-offs). */
 const holderPath = () => parseRegistration(sim.webhook!.url)!.holderPath;
@@ -43,7 +48,12 @@ async function deliverThenSettle(body: unknown) {
 /** Two members and a holder of every event (published last, it holds the webhook). */
 async function account(holderFails = 0) {
 	const reply = n8n.addWorkflow('auto-reply', { events: ['message.received'] }, 'sim-key-full', 3);
-	const alert = n8n.addWorkflow('disconnect-alert', { events: ['number.disconnected'] }, 'sim-key-full', 3);
+	const alert = n8n.addWorkflow(
+		'disconnect-alert',
+		{ events: ['number.disconnected'] },
+		'sim-key-full',
+		3,
+	);
 	const logger = n8n.addWorkflow('logger', { events: ['*'] }, 'sim-key-full', 3);
 	for (const w of [reply, alert, logger]) await w.publish();
 	expect(holderPath()).toBe(logger.productionPath);
@@ -77,7 +87,7 @@ test('a forward n8n answered "Error in workflow" (the run happened and failed) i
 	expect(handoffsTo(alert)).toBe(5);
 });
 
-test('the holder\'s own runs failing: 500 until 3 failures over the bound, then set aside (2xx, its run offered once by a hand-off to itself); the members run every event once; taken back by a run that succeeds; its check reports what it missed', async () => {
+test("the holder's own runs failing: 500 until 3 failures over the bound, then set aside (2xx, its run offered once by a hand-off to itself); the members run every event once; taken back by a run that succeeds; its check reports what it missed", async () => {
 	setAsideLimits.spanMs = 3_000;
 	const { reply, alert, logger } = await account(Number.MAX_SAFE_INTEGER);
 	const message = event('message.received');
@@ -121,10 +131,14 @@ test('the holder\'s own runs failing: 500 until 3 failures over the bound, then 
 	// Its registration check reports what it missed while set aside, once.
 	const report = await logger.registrationCheckTick();
 	expect(report.failed.map((e) => e.message)).toEqual([
-		expect.stringMatching(/^This workflow missed 3 event\(s\) while it could not take them \(\S+ to \S+\): (message\.received|number\.disconnected|group\.updated) × 1, /),
+		expect.stringMatching(
+			/^This workflow missed 3 event\(s\) while it could not take them \(\S+ to \S+\): (message\.received|number\.disconnected|group\.updated) × 1, /,
+		),
 	]);
 	// Named one by one, by the ids the service sent, in the order they were missed.
-	expect(missedEventsIn(report.failed[0].description)?.events.map(({ id, type }) => [id, type])).toEqual([
+	expect(
+		missedEventsIn(report.failed[0].description)?.events.map(({ id, type }) => [id, type]),
+	).toEqual([
 		[message.deliveryId, 'message.received'],
 		[disconnect.deliveryId, 'number.disconnected'],
 		[groupUpdate.deliveryId, 'group.updated'],

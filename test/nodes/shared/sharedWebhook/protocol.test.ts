@@ -6,10 +6,17 @@ import { sleep } from 'n8n-workflow';
 
 import { deriveShareKey, signHandoff } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
 import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
-import { formatRegistration, parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
+import {
+	formatRegistration,
+	parseRegistration,
+} from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../simulator';
-import { withSharedN8nPerTest, type SharedN8n, type SharedWorkflow } from '../../../support/harness/sharedN8n';
+import {
+	withSharedN8nPerTest,
+	type SharedN8n,
+	type SharedWorkflow,
+} from '../../../support/harness/sharedN8n';
 import { secretDigest } from '../../../../nodes/shared/serviceSecret';
 import { missedEventsIn } from '../../../support/missedEvents';
 
@@ -20,7 +27,10 @@ withSharedN8nPerTest((s, n) => ([sim, n8n] = [s, n]));
 /** The three workflows of the issue: auto-reply, disconnect alert, group logger. */
 function threeWorkflows() {
 	return {
-		reply: n8n.addWorkflow('auto-reply', { events: ['message.received'], options: { chatType: 'direct' } }),
+		reply: n8n.addWorkflow('auto-reply', {
+			events: ['message.received'],
+			options: { chatType: 'direct' },
+		}),
 		alert: n8n.addWorkflow('disconnect-alert', { events: ['number.disconnected'] }),
 		groups: n8n.addWorkflow('group-logger', {
 			events: ['group.member_joined', 'group.member_left', 'group.updated'],
@@ -37,16 +47,25 @@ function holderOf(workflows: SharedWorkflow[]) {
 }
 
 const counts = (workflows: Record<string, SharedWorkflow>) =>
-	Object.fromEntries(Object.entries(workflows).map(([name, w]) => [name, w.productionEvents.length]));
+	Object.fromEntries(
+		Object.entries(workflows).map(([name, w]) => [name, w.productionEvents.length]),
+	);
 
 /** One event of each kind the three workflows select, and one none selects; each call sends new events. */
 let deliveryRound = 0;
 async function deliverAll() {
 	const answers = [];
 	deliveryRound += 1;
-	for (const type of ['message.received', 'number.disconnected', 'group.updated', 'message.read'] as SampleEventType[]) {
+	for (const type of [
+		'message.received',
+		'number.disconnected',
+		'group.updated',
+		'message.read',
+	] as SampleEventType[]) {
 		// A real service never sends the same event twice but as a redelivery (a member's record, deliveryLedger.ts).
-		answers.push((await sim.deliver({ ...sample(type), deliveryId: `round-${deliveryRound}` })).status);
+		answers.push(
+			(await sim.deliver({ ...sample(type), deliveryId: `round-${deliveryRound}` })).status,
+		);
 	}
 	return answers;
 }
@@ -66,17 +85,23 @@ describe('joining', () => {
 
 		expect(await deliverAll()).toEqual([200, 200, 200, 200]);
 		expect(counts(w)).toEqual({ reply: 1, alert: 1, groups: 1 });
-		expect(w.reply.productionEvents[0]).toMatchObject({ type: 'message.received', chatId: expect.any(String) });
+		expect(w.reply.productionEvents[0]).toMatchObject({
+			type: 'message.received',
+			chatId: expect.any(String),
+		});
 		expect(w.alert.productionEvents[0]).toMatchObject({ type: 'number.disconnected' });
 		expect(w.groups.productionEvents[0]).toMatchObject({ type: 'group.updated' });
 	});
 
 	test('simultaneous joins all end up in the registration', async () => {
 		const w = threeWorkflows();
-		const more = [1, 2, 3].map((i) => n8n.addWorkflow(`extra-${i}`, { events: ['message.received'] }));
+		const more = [1, 2, 3].map((i) =>
+			n8n.addWorkflow(`extra-${i}`, { events: ['message.received'] }),
+		);
 		await Promise.all([w.reply, w.alert, w.groups, ...more].map(async (x) => await x.publish()));
 		const listed = [registration().holderPath, ...registration().members];
-		for (const x of [w.reply, w.alert, w.groups, ...more]) expect(listed).toContain(x.productionPath);
+		for (const x of [w.reply, w.alert, w.groups, ...more])
+			expect(listed).toContain(x.productionPath);
 
 		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 		for (const x of [w.reply, ...more]) expect(x.productionEvents).toHaveLength(1);
@@ -89,7 +114,9 @@ describe('joining', () => {
 		const other = n8n.addWorkflow('other-key', { events: ['message.received'] }, 'sim-key-full-2');
 		const publish = other.publish();
 		await expect(publish).rejects.toThrow(/already points at/);
-		await expect(publish).rejects.toMatchObject({ description: expect.stringMatching(/same Messaging Relay credential/) });
+		await expect(publish).rejects.toMatchObject({
+			description: expect.stringMatching(/same Messaging Relay credential/),
+		});
 		expect(registration().holderPath).toBe(first.productionPath);
 	});
 });
@@ -143,7 +170,9 @@ describe('leaving', () => {
 		await extra.unpublish(); // the holder hands over
 
 		expect(registration().members).not.toContain(w.alert.productionPath);
-		expect([registration().holderPath, ...registration().members].sort()).toEqual([w.reply.productionPath, w.groups.productionPath].sort());
+		expect([registration().holderPath, ...registration().members].sort()).toEqual(
+			[w.reply.productionPath, w.groups.productionPath].sort(),
+		);
 		n8n.served.length = 0;
 		expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 		expect(n8n.served.map((s) => s.path)).not.toContain(w.alert.productionPath);
@@ -201,7 +230,7 @@ describe('members that cannot take an event right now', () => {
 		expect(logger.stored.pending).toBeUndefined();
 	});
 
-	test('answering at the run\'s end (version 3), a holder that answers 503 starts nothing; it runs the event once, with the member, at the redelivery', async () => {
+	test("answering at the run's end (version 3), a holder that answers 503 starts nothing; it runs the event once, with the member, at the redelivery", async () => {
 		// A run started after a 503 could die with n8n while the holder's record says it ran
 		// (acknowledgement.ts): the event would be lost for the holder.
 		const w = threeWorkflows();
@@ -213,7 +242,11 @@ describe('members that cannot take an event right now', () => {
 		const event = sample('message.received');
 		expect((await sim.deliver(event)).status).toBe(503);
 		expect(logger.productionEvents).toHaveLength(0);
-		expect((logger.stored.pending as Record<string, { ran?: string[] }>)[Object.keys(logger.stored.pending as object)[0]].ran ?? []).not.toContain('self');
+		expect(
+			(logger.stored.pending as Record<string, { ran?: string[] }>)[
+				Object.keys(logger.stored.pending as object)[0]
+			].ran ?? [],
+		).not.toContain('self');
 
 		expect((await sim.deliver(event)).status).toBe(200);
 		expect(w.reply.productionEvents).toHaveLength(1);
@@ -258,7 +291,8 @@ describe('a member that cannot take events for long is set aside (memberHealth.t
 	afterEach(() => Object.assign(setAsideLimits, defaults));
 
 	/** Hand-offs the member at `w` was sent (each try counts). */
-	const handoffsTo = (w: SharedWorkflow) => n8n.served.filter((r) => r.path === w.productionPath && r.handoff === 'event').length;
+	const handoffsTo = (w: SharedWorkflow) =>
+		n8n.served.filter((r) => r.path === w.productionPath && r.handoff === 'event').length;
 
 	test('a member answering 500 forever: 503 until 3 failed hand-offs over the bound, then 2xx; the others run every event once; the misses are bounded; it is taken back when it answers, and its check reports what it missed once', async () => {
 		// Each failed hand-off takes about 1 s (three tries, pauses 0.2 s and 0.8 s).
@@ -274,7 +308,9 @@ describe('a member that cannot take events for long is set aside (memberHealth.t
 		const first = { ...sample('number.disconnected'), deliveryId: 'set-aside-1' };
 		expect((await sim.deliver(first)).status).toBe(503);
 		// An event it ignores does not count as taking events again.
-		expect((await sim.deliver({ ...sample('message.received'), deliveryId: 'ignored-by-alert' })).status).toBe(200);
+		expect(
+			(await sim.deliver({ ...sample('message.received'), deliveryId: 'ignored-by-alert' })).status,
+		).toBe(200);
 		expect((await sim.deliver(first)).status).toBe(503);
 		expect(handoffsTo(w.alert)).toBe(7);
 		// The third failure within the span is not enough: the bound is a time too.
@@ -286,37 +322,54 @@ describe('a member that cannot take events for long is set aside (memberHealth.t
 
 		// From now on: one short try per event, 2xx, and everyone else runs everything once; the
 		// events it ignores do not take it back.
-		for (let round = 0; round < 2; round++) expect(await deliverAll()).toEqual([200, 200, 200, 200]);
+		for (let round = 0; round < 2; round++)
+			expect(await deliverAll()).toEqual([200, 200, 200, 200]);
 		expect(handoffsTo(w.alert)).toBe(13 + 8);
 		expect(counts(w)).toEqual({ reply: 3, alert: 0, groups: 2 });
 
 		// Missed: the events it selects (the 1st and one per round); bounded: 2 kept with their
 		// type, the rest counted.
-		const record = (w.reply.stored.members as Record<string, { missed: object; missedUncounted: number }>)[w.alert.productionPath];
+		const record = (
+			w.reply.stored.members as Record<string, { missed: object; missedUncounted: number }>
+		)[w.alert.productionPath];
 		expect(Object.keys(record.missed)).toHaveLength(2);
 		expect(record.missedUncounted).toBe(1);
 
 		// It answers again: taken back at the next event, which it runs.
 		w.alert.failNext.times = 0;
-		expect((await sim.deliver({ ...sample('number.disconnected'), deliveryId: 'back' })).status).toBe(200);
+		expect(
+			(await sim.deliver({ ...sample('number.disconnected'), deliveryId: 'back' })).status,
+		).toBe(200);
 		expect(counts(w)).toEqual({ reply: 3, alert: 1, groups: 2 });
 		// A member that fails again starts a new run of failures: 503, not a miss.
 		w.alert.failNext = { status: 500, times: 3 };
-		expect((await sim.deliver({ ...sample('number.disconnected'), deliveryId: 'again' })).status).toBe(503);
+		expect(
+			(await sim.deliver({ ...sample('number.disconnected'), deliveryId: 'again' })).status,
+		).toBe(503);
 		w.alert.failNext.times = 0;
 
 		// Its registration check reports the misses once, as a failed execution of its workflow.
 		const report = await w.alert.registrationCheckTick();
 		expect(report.emitted).toEqual([]);
 		expect(report.failed.map((e) => e.message)).toEqual([
-			expect.stringMatching(/^This workflow missed 3 event\(s\) while it could not take them \(\S+ to \S+\): number\.disconnected × 2, 1 more of types not kept$/),
+			expect.stringMatching(
+				/^This workflow missed 3 event\(s\) while it could not take them \(\S+ to \S+\): number\.disconnected × 2, 1 more of types not kept$/,
+			),
 		]);
 		expect(report.failed[0].description).toContain('the service was told they were received');
 		// The description names the kept ones by the ids the service sent, oldest first, and the rest by count.
 		expect(missedEventsIn(report.failed[0].description)).toEqual({
 			events: [
-				{ id: 'set-aside-1', type: 'number.disconnected', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
-				{ id: `round-${deliveryRound - 1}`, type: 'number.disconnected', at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/) },
+				{
+					id: 'set-aside-1',
+					type: 'number.disconnected',
+					at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+				},
+				{
+					id: `round-${deliveryRound - 1}`,
+					type: 'number.disconnected',
+					at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+				},
 			],
 			notKept: 1,
 		});
@@ -329,10 +382,17 @@ describe('a member that cannot take events for long is set aside (memberHealth.t
 
 describe('a missed-events report across versions (memberHealth.ts, missedReport.ts)', () => {
 	/** Misses in the holder's stored record for `member`, as a holder writes them (or, without ids, as the version before did). */
-	function recordMisses(holder: SharedWorkflow, member: SharedWorkflow, missed: Record<string, unknown[]>) {
+	function recordMisses(
+		holder: SharedWorkflow,
+		member: SharedWorkflow,
+		missed: Record<string, unknown[]>,
+	) {
 		const db = JSON.parse(holder.db) as Record<string, { members?: object }>;
 		const node = db[`node:${holder.node.name}`];
-		node.members = { ...node.members, [member.productionPath]: { changedAt: Date.now(), failures: 0, missed } };
+		node.members = {
+			...node.members,
+			[member.productionPath]: { changedAt: Date.now(), failures: 0, missed },
+		};
 		holder.db = JSON.stringify(db);
 	}
 	const at = Date.now() - 60_000;
@@ -341,7 +401,10 @@ describe('a missed-events report across versions (memberHealth.ts, missedReport.
 		const w = threeWorkflows();
 		for (const x of [w.alert, w.groups, w.reply]) await x.publish();
 		expect(holderOf(Object.values(w))).toBe(w.reply);
-		recordMisses(w.reply, w.alert, { 'ledger-1': ['number.disconnected', at, 'dlv-1'], 'ledger-2': ['number.disconnected', at + 1_000, 'dlv-2'] });
+		recordMisses(w.reply, w.alert, {
+			'ledger-1': ['number.disconnected', at, 'dlv-1'],
+			'ledger-2': ['number.disconnected', at + 1_000, 'dlv-2'],
+		});
 		w.reply.answersMissedWithoutIds = true;
 
 		const report = await w.alert.registrationCheckTick();
@@ -358,10 +421,17 @@ describe('a missed-events report across versions (memberHealth.ts, missedReport.
 	test("misses a holder recorded before the upgrade (no id kept) are named by the holder's delivery id, with those recorded after by theirs", async () => {
 		const w = threeWorkflows();
 		for (const x of [w.alert, w.groups, w.reply]) await x.publish();
-		recordMisses(w.reply, w.alert, { 'c0ffee': ['group.updated', at], 'ledger-2': ['number.disconnected', at + 1_000, 'dlv-2'] });
+		recordMisses(w.reply, w.alert, {
+			c0ffee: ['group.updated', at],
+			'ledger-2': ['number.disconnected', at + 1_000, 'dlv-2'],
+		});
 
 		const report = await w.alert.registrationCheckTick();
-		expect(report.failed.map((e) => e.message)).toEqual([expect.stringMatching(/^This workflow missed 2 event\(s\) while it could not take them \(\S+ to \S+\): (group\.updated × 1, number\.disconnected × 1|number\.disconnected × 1, group\.updated × 1)$/)]);
+		expect(report.failed.map((e) => e.message)).toEqual([
+			expect.stringMatching(
+				/^This workflow missed 2 event\(s\) while it could not take them \(\S+ to \S+\): (group\.updated × 1, number\.disconnected × 1|number\.disconnected × 1, group\.updated × 1)$/,
+			),
+		]);
 		expect(missedEventsIn(report.failed[0].description)).toEqual({
 			events: [
 				{ id: 'delivery c0ffee', type: 'group.updated', at: new Date(at).toISOString() },
@@ -376,13 +446,17 @@ describe('the registration check of a published trigger (registrationRepair.ts)'
 	test('every member sees the shared registration as intact; one the list lost joins again at its repair', async () => {
 		const w = threeWorkflows();
 		for (const x of Object.values(w)) await x.publish();
-		for (const x of Object.values(w)) expect(await x.checkRegistration()).toEqual({ kind: 'intact' });
+		for (const x of Object.values(w))
+			expect(await x.checkRegistration()).toEqual({ kind: 'intact' });
 
 		// The registration lost the auto-reply member (a race lost somewhere else).
 		const current = registration();
 		sim.webhook = {
 			...sim.webhook!,
-			url: formatRegistration(current.holderUrl, { members: current.members.filter((p) => p !== w.reply.productionPath), testMembers: [] }),
+			url: formatRegistration(current.holderUrl, {
+				members: current.members.filter((p) => p !== w.reply.productionPath),
+				testMembers: [],
+			}),
 		};
 		expect(await w.reply.checkRegistration()).toEqual({ kind: 'not listed' });
 		expect(await w.alert.checkRegistration()).toEqual({ kind: 'intact' });
@@ -402,17 +476,20 @@ describe('the registration check of a published trigger (registrationRepair.ts)'
 		expect(await w.reply.checkRegistration()).toEqual({ kind: 'elsewhere', url: elsewhere });
 	});
 
-	test('a lost registration is lost for every member; each one\'s repair joins again', async () => {
+	test("a lost registration is lost for every member; each one's repair joins again", async () => {
 		const w = threeWorkflows();
 		for (const x of Object.values(w)) await x.publish();
 		sim.webhook = null;
 		for (const x of Object.values(w)) expect(await x.checkRegistration()).toEqual({ kind: 'lost' });
 		// n8n republishes all three at about the same moment.
-		await Promise.all(Object.values(w).map(async (x) => {
-			await x.unpublish();
-			await x.publish();
-		}));
-		for (const x of Object.values(w)) expect(await x.checkRegistration()).toEqual({ kind: 'intact' });
+		await Promise.all(
+			Object.values(w).map(async (x) => {
+				await x.unpublish();
+				await x.publish();
+			}),
+		);
+		for (const x of Object.values(w))
+			expect(await x.checkRegistration()).toEqual({ kind: 'intact' });
 		await deliverAll();
 		expect(counts(w)).toEqual({ reply: 1, alert: 1, groups: 1 });
 	});
@@ -432,17 +509,25 @@ describe('a member that combines bursts', () => {
 
 	test('holds the forwarded messages longer than a plain forward waits, and the service still gets 200 for each', async () => {
 		// 6 s quiet time: longer than any fixed forward time-out under a minute would allow.
-		const combiner = n8n.addWorkflow('combiner', { events: ['message.received'], options: { combineWithinSeconds: 6 } });
+		const combiner = n8n.addWorkflow('combiner', {
+			events: ['message.received'],
+			options: { combineWithinSeconds: 6 },
+		});
 		const logger = n8n.addWorkflow('logger', { events: ['message.received'] });
 		await combiner.publish();
 		await logger.publish();
 		expect(holderOf([combiner, logger])).toBe(logger);
 
-		const answers = await Promise.all([1, 2, 3].map(async (n) => await sim.deliver(chatMessage(n))));
+		const answers = await Promise.all(
+			[1, 2, 3].map(async (n) => await sim.deliver(chatMessage(n))),
+		);
 		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
 		expect(logger.productionEvents).toHaveLength(3);
 		expect(combiner.productionEvents).toHaveLength(1);
-		expect(combiner.productionEvents[0]).toMatchObject({ messageCount: 3, texts: ['part 1', 'part 2', 'part 3'] });
+		expect(combiner.productionEvents[0]).toMatchObject({
+			messageCount: 3,
+			texts: ['part 1', 'part 2', 'part 3'],
+		});
 	}, 30_000);
 });
 
@@ -450,7 +535,11 @@ describe('hand-offs are authenticated', () => {
 	const key = deriveShareKey('sim-key-full');
 
 	async function post(url: string, headers: Record<string, string>, body: string) {
-		const response = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body });
+		const response = await fetch(url, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', ...headers },
+			body,
+		});
 		return { status: response.status, text: await response.text() };
 	}
 
@@ -464,15 +553,34 @@ describe('hand-offs are authenticated', () => {
 		const forged = signHandoff(key, 'event', w.reply.productionPath, body).headers;
 		forged['x-relay-signature'] = 'ab'.repeat(32);
 		expect((await post(target, forged, body)).status).toBe(401);
-		const wrongKey = signHandoff(deriveShareKey('guessed-key'), 'event', w.reply.productionPath, body).headers;
+		const wrongKey = signHandoff(
+			deriveShareKey('guessed-key'),
+			'event',
+			w.reply.productionPath,
+			body,
+		).headers;
 		expect((await post(target, wrongKey, body)).status).toBe(401);
 		// Tampered: a real signature, another body.
 		const real = signHandoff(key, 'event', w.reply.productionPath, body).headers;
 		expect((await post(target, real, body.replace('Hello', 'Pay me'))).status).toBe(401);
 		// Misdirected: signed for one member, sent to another.
-		expect((await post(w.alert.productionUrl, signHandoff(key, 'event', w.reply.productionPath, body).headers, body)).status).toBe(401);
+		expect(
+			(
+				await post(
+					w.alert.productionUrl,
+					signHandoff(key, 'event', w.reply.productionPath, body).headers,
+					body,
+				)
+			).status,
+		).toBe(401);
 		// Stale: signed two minutes ago.
-		const stale = signHandoff(key, 'event', w.reply.productionPath, body, Date.now() - 120_000).headers;
+		const stale = signHandoff(
+			key,
+			'event',
+			w.reply.productionPath,
+			body,
+			Date.now() - 120_000,
+		).headers;
 		expect((await post(target, stale, body)).status).toBe(401);
 		// Missing the signature.
 		const unsigned = signHandoff(key, 'event', w.reply.productionPath, body).headers;
@@ -495,7 +603,15 @@ describe('hand-offs are authenticated', () => {
 		const body = JSON.stringify(sample('number.disconnected'));
 		// The holder forwarded it and the member ran it; then n8n stopped before the holder
 		// answered the service (nothing of the holder's request was kept).
-		expect((await post(alert.productionUrl, signHandoff(key, 'event', alert.productionPath, body).headers, body)).status).toBe(200);
+		expect(
+			(
+				await post(
+					alert.productionUrl,
+					signHandoff(key, 'event', alert.productionPath, body).headers,
+					body,
+				)
+			).status,
+		).toBe(200);
 		await n8n.restart();
 		// The service delivers the same event again; the holder forwards it again.
 		expect((await sim.deliver(JSON.parse(body))).status).toBe(200);
@@ -514,7 +630,12 @@ describe('hand-offs are authenticated', () => {
 		for (const x of Object.values(w)) await x.publish();
 		const secret = sim.webhook!.secret;
 		const takeover = JSON.stringify({ leaving: w.groups.productionPath });
-		const headers = signHandoff(deriveShareKey('sim-key-full-2'), 'takeover', w.reply.productionPath, takeover).headers;
+		const headers = signHandoff(
+			deriveShareKey('sim-key-full-2'),
+			'takeover',
+			w.reply.productionPath,
+			takeover,
+		).headers;
 		const answer = await post(w.reply.productionUrl, headers, takeover);
 		expect(answer.status).toBe(401);
 		expect(answer.text).not.toContain(secret);

@@ -58,7 +58,14 @@ import { ensureN8n, ensureNode24, say, type N8nInstall, type Node24 } from '../r
 import { compiledProgram } from '../tools';
 import { signalGroup, startProcess, stopGroup } from './processGroups';
 import { defaultPorts, requireFreePorts, type Ports } from './ports';
-import { DB_NAME, DB_USER, ensureQueueServices, startPostgres, startRedis, unprivilegedIds } from './services';
+import {
+	DB_NAME,
+	DB_USER,
+	ensureQueueServices,
+	startPostgres,
+	startRedis,
+	unprivilegedIds,
+} from './services';
 import { loadState, saveState, serviceSpec, type ProcessSpec, type QueueState } from './state';
 
 export interface QueueOptions {
@@ -80,7 +87,11 @@ export interface QueueOptions {
 }
 
 /** The environment every n8n process of the deployment shares, plus what is its own. */
-function queueEnvironment(node24: Node24, state: QueueState, own: { userFolder: string; port?: number; brokerPort: number; extra?: Record<string, string> }) {
+function queueEnvironment(
+	node24: Node24,
+	state: QueueState,
+	own: { userFolder: string; port?: number; brokerPort: number; extra?: Record<string, string> },
+) {
 	const { postgres, redis, ports } = state as Required<QueueState>;
 	return {
 		...n8nEnvironment(node24, { userFolder: own.userFolder, port: own.port ?? ports.main }),
@@ -109,7 +120,15 @@ function n8nSpec(
 	node24: Node24,
 	n8n: N8nInstall,
 	state: QueueState,
-	own: { name: string; args: string[]; userFolder: string; port?: number; brokerPort: number; healthUrl: string; extra?: Record<string, string> },
+	own: {
+		name: string;
+		args: string[];
+		userFolder: string;
+		port?: number;
+		brokerPort: number;
+		healthUrl: string;
+		extra?: Record<string, string>;
+	},
 ): ProcessSpec {
 	return {
 		name: own.name,
@@ -123,10 +142,23 @@ function n8nSpec(
 }
 
 /** The specs of main, the webhook process and the workers. */
-function n8nSpecs(node24: Node24, n8n: N8nInstall, state: QueueState, userFolder: (name: string) => string, options: QueueOptions) {
+function n8nSpecs(
+	node24: Node24,
+	n8n: N8nInstall,
+	state: QueueState,
+	userFolder: (name: string) => string,
+	options: QueueOptions,
+) {
 	const { ports } = state;
 	const specs: Record<string, ProcessSpec> = {
-		main: n8nSpec(node24, n8n, state, { name: 'main', args: ['start'], userFolder: userFolder('main'), port: ports.main, brokerPort: ports.main + 1, healthUrl: `${state.mainUrl}/healthz/readiness` }),
+		main: n8nSpec(node24, n8n, state, {
+			name: 'main',
+			args: ['start'],
+			userFolder: userFolder('main'),
+			port: ports.main,
+			brokerPort: ports.main + 1,
+			healthUrl: `${state.mainUrl}/healthz/readiness`,
+		}),
 		webhook: n8nSpec(node24, n8n, state, {
 			name: 'webhook',
 			args: ['webhook'],
@@ -154,7 +186,11 @@ function n8nSpecs(node24: Node24, n8n: N8nInstall, state: QueueState, userFolder
 			userFolder: userFolder(`worker${i + 1}`),
 			brokerPort: health + 1,
 			healthUrl: `http://127.0.0.1:${health}/healthz/readiness`,
-			extra: { QUEUE_HEALTH_CHECK_ACTIVE: 'true', QUEUE_HEALTH_CHECK_PORT: String(health), N8N_WORKER_SERVER_ADDRESS: '127.0.0.1' },
+			extra: {
+				QUEUE_HEALTH_CHECK_ACTIVE: 'true',
+				QUEUE_HEALTH_CHECK_PORT: String(health),
+				N8N_WORKER_SERVER_ADDRESS: '127.0.0.1',
+			},
 		});
 	}
 	return specs;
@@ -175,9 +211,21 @@ function stopper(state: QueueState, keepFolder: boolean) {
 		stopped = true;
 		const now = current();
 		const workers = Object.keys(now.processes).filter((n) => n.startsWith('worker'));
-		for (const name of ['balancer', 'webhook', 'webhook2', ...workers, 'main', 'simulator', 'redis', 'postgres']) {
+		for (const name of [
+			'balancer',
+			'webhook',
+			'webhook2',
+			...workers,
+			'main',
+			'simulator',
+			'redis',
+			'postgres',
+		]) {
 			// Postgres: SIGINT is its fast shutdown (SIGTERM waits for every client to leave).
-			await stopGroup(now.processes[name]?.pid, { signal: name === 'postgres' ? 'SIGINT' : 'SIGTERM', graceMs: 40_000 });
+			await stopGroup(now.processes[name]?.pid, {
+				signal: name === 'postgres' ? 'SIGINT' : 'SIGTERM',
+				graceMs: 40_000,
+			});
 		}
 		saveState({ ...now, stopped: true });
 		if (!keepFolder) rmSync(state.workDir, { recursive: true, force: true });
@@ -185,14 +233,17 @@ function stopper(state: QueueState, keepFolder: boolean) {
 	// Whatever ends this process, nothing of the deployment outlives it (the reaper covers SIGKILL).
 	process.once('exit', () => {
 		if (stopped) return;
-		for (const proc of Object.values(current().processes)) if (proc.pid) signalGroup(proc.pid, 'SIGKILL');
+		for (const proc of Object.values(current().processes))
+			if (proc.pid) signalGroup(proc.pid, 'SIGKILL');
 		if (!keepFolder) rmSync(state.workDir, { recursive: true, force: true });
 	});
 	return stop;
 }
 
 /** Starts the whole deployment. Returns its state (also in state.stateFile) and stop(). */
-export async function startQueueStack(options: QueueOptions = {}): Promise<{ state: QueueState; stop: () => Promise<void> }> {
+export async function startQueueStack(
+	options: QueueOptions = {},
+): Promise<{ state: QueueState; stop: () => Promise<void> }> {
 	const ports = options.ports ?? defaultPorts();
 	const workerCount = options.workers ?? 2;
 	const webhookProcesses = options.webhookProcesses ?? 1;
@@ -205,12 +256,23 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 	const workDir = mkdtempSync(join(tmpdir(), 'relay-queue-'));
 	// Postgres (as relaytest) must be able to reach its folder inside.
 	if (ids.uid !== undefined) spawnSync('chmod', ['755', workDir]);
-	const state: QueueState = { stateFile: join(workDir, 'state.json'), workDir, ports, env: options.env ?? {}, processes: {}, startedAt: new Date().toISOString() };
+	const state: QueueState = {
+		stateFile: join(workDir, 'state.json'),
+		workDir,
+		ports,
+		env: options.env ?? {},
+		processes: {},
+		startedAt: new Date().toISOString(),
+	};
 	saveState(state);
-	const reaper = spawn(process.execPath, [compiledProgram('test/support/stack/queue/reaper.ts'), state.stateFile, String(process.pid)], {
-		detached: true,
-		stdio: 'ignore',
-	});
+	const reaper = spawn(
+		process.execPath,
+		[compiledProgram('test/support/stack/queue/reaper.ts'), state.stateFile, String(process.pid)],
+		{
+			detached: true,
+			stdio: 'ignore',
+		},
+	);
 	reaper.unref();
 	const stop = stopper(state, options.keepFolder ?? false);
 
@@ -230,9 +292,15 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 
 		state.simUrl = `http://127.0.0.1:${ports.simulator}`;
 		say(`starting the relay simulator on ${state.simUrl}`);
-		state.processes.simulator = serviceSpec(state, 'simulator', process.execPath, [compiledProgram('test/simulator/main.ts'), String(ports.simulator)], {
-			healthUrl: `${state.simUrl}/__sim/state`,
-		});
+		state.processes.simulator = serviceSpec(
+			state,
+			'simulator',
+			process.execPath,
+			[compiledProgram('test/simulator/main.ts'), String(ports.simulator)],
+			{
+				healthUrl: `${state.simUrl}/__sim/state`,
+			},
+		);
 		saveState(state);
 		await startAll(state, ['simulator']);
 
@@ -247,23 +315,55 @@ export async function startQueueStack(options: QueueOptions = {}): Promise<{ sta
 		say(`starting n8n main on ${state.mainUrl} (logs in ${workDir})`);
 		await startAll(state, ['main']);
 		const webhookNames = webhookProcesses === 2 ? ['webhook', 'webhook2'] : ['webhook'];
-		say(`starting ${webhookNames.length} n8n webhook process(es) from ${state.webhookProcessUrl} and ${workerCount} workers`);
-		await startAll(state, [...webhookNames, ...Array.from({ length: workerCount }, (_, i) => `worker${i + 1}`)]);
+		say(
+			`starting ${webhookNames.length} n8n webhook process(es) from ${state.webhookProcessUrl} and ${workerCount} workers`,
+		);
+		await startAll(state, [
+			...webhookNames,
+			...Array.from({ length: workerCount }, (_, i) => `worker${i + 1}`),
+		]);
 
-		say(`starting HAProxy on ${state.webhookUrl} in front of the webhook process(es) (deliveries go there)`);
+		say(
+			`starting HAProxy on ${state.webhookUrl} in front of the webhook process(es) (deliveries go there)`,
+		);
 		const config = join(workDir, 'haproxy.cfg');
-		const backendPorts = webhookProcesses === 2 ? [ports.webhookProcess, ports.webhookProcess2] : undefined;
-		writeFileSync(config, balancerConfig({ listenPort: ports.webhook, backendPort: ports.webhookProcess, backendPorts }));
-		state.processes.balancer = serviceSpec(state, 'balancer', services.haproxy, balancerArgs(config), { healthUrl: `${state.webhookUrl}/__balancer/alive` });
+		const backendPorts =
+			webhookProcesses === 2 ? [ports.webhookProcess, ports.webhookProcess2] : undefined;
+		writeFileSync(
+			config,
+			balancerConfig({
+				listenPort: ports.webhook,
+				backendPort: ports.webhookProcess,
+				backendPorts,
+			}),
+		);
+		state.processes.balancer = serviceSpec(
+			state,
+			'balancer',
+			services.haproxy,
+			balancerArgs(config),
+			{ healthUrl: `${state.webhookUrl}/__balancer/alive` },
+		);
 		saveState(state);
 		await startAll(state, ['balancer']);
 		// The balancer's first readiness check must have passed before anything is published.
-		await waitUntil('the balancer to route to the webhook process', async () => (await fetch(`${state.webhookUrl}/healthz/readiness`)).ok, {
-			timeoutMs: 30_000,
-			ignoreErrors: true,
-		});
+		await waitUntil(
+			'the balancer to route to the webhook process',
+			async () => (await fetch(`${state.webhookUrl}/healthz/readiness`)).ok,
+			{
+				timeoutMs: 30_000,
+				ignoreErrors: true,
+			},
+		);
 
-		Object.assign(state, await provision(new N8nClient(state.mainUrl), { baseUrl: state.simUrl, apiKey: 'sim-key-full' }, { examples: options.examples, triggerParameters: options.exampleTriggerParameters }));
+		Object.assign(
+			state,
+			await provision(
+				new N8nClient(state.mainUrl),
+				{ baseUrl: state.simUrl, apiKey: 'sim-key-full' },
+				{ examples: options.examples, triggerParameters: options.exampleTriggerParameters },
+			),
+		);
 		saveState(state);
 	} catch (error) {
 		await stop();

@@ -27,7 +27,11 @@ export function defaultPorts(base = Number(process.env.E2E_QUEUE_PORT_BASE ?? 58
 }
 
 /** Fails with what holds the way when a port the deployment needs is taken. */
-export async function requireFreePorts(ports: Ports, workerCount: number, webhookProcesses = 1): Promise<void> {
+export async function requireFreePorts(
+	ports: Ports,
+	workerCount: number,
+	webhookProcesses = 1,
+): Promise<void> {
 	const needed: Array<[string, number]> = [
 		['n8n main', ports.main],
 		['n8n main task broker', ports.main + 1],
@@ -40,10 +44,12 @@ export async function requireFreePorts(ports: Ports, workerCount: number, webhoo
 					['n8n second webhook process task broker', ports.webhookProcess2 + 1],
 				] as Array<[string, number]>)
 			: []),
-		...ports.workerHealth.slice(0, workerCount).flatMap((p, i): Array<[string, number]> => [
-			[`worker ${i + 1} health`, p],
-			[`worker ${i + 1} task broker`, p + 1],
-		]),
+		...ports.workerHealth.slice(0, workerCount).flatMap(
+			(p, i): Array<[string, number]> => [
+				[`worker ${i + 1} health`, p],
+				[`worker ${i + 1} task broker`, p + 1],
+			],
+		),
 		['relay simulator', ports.simulator],
 	];
 	await requirePortsFree(needed, 'set E2E_QUEUE_PORT_BASE');

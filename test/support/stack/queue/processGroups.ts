@@ -44,13 +44,22 @@ export interface StopOptions {
 	onSignalled?: () => void;
 }
 
-export async function stopGroup(pid: number | undefined, { signal = 'SIGTERM', graceMs = 45_000, onSignalled }: StopOptions = {}): Promise<void> {
+export async function stopGroup(
+	pid: number | undefined,
+	{ signal = 'SIGTERM', graceMs = 45_000, onSignalled }: StopOptions = {},
+): Promise<void> {
 	if (!pid) return;
 	signalGroup(pid, signal);
 	onSignalled?.();
-	await waitUntil('the process to stop', () => !alive(pid), { timeoutMs: graceMs, intervalMs: 100 }).catch(() => undefined);
+	await waitUntil('the process to stop', () => !alive(pid), {
+		timeoutMs: graceMs,
+		intervalMs: 100,
+	}).catch(() => undefined);
 	signalGroup(pid, 'SIGKILL');
-	await waitUntil('the process to be killed', () => !alive(pid), { timeoutMs: 60_000, intervalMs: 50 });
+	await waitUntil('the process to be killed', () => !alive(pid), {
+		timeoutMs: 60_000,
+		intervalMs: 50,
+	});
 }
 
 /** Waits until the process answers its health URL; fails at once when it exits meanwhile. */
@@ -61,7 +70,10 @@ async function healthy(spec: ProcessSpec, pid: number, timeoutMs = 600_000): Pro
 		`${spec.name} to answer ${url}`,
 		async () => {
 			if (!alive(pid)) throw exited();
-			return await fetch(url).then((r) => r.ok, () => false);
+			return await fetch(url).then(
+				(r) => r.ok,
+				() => false,
+			);
 		},
 		{ timeoutMs, intervalMs: 300 },
 	);
@@ -83,7 +95,11 @@ export async function startProcess(stateFile: string, name: string): Promise<num
 }
 
 /** Stops the named process as a host would (SIGTERM to its group, SIGKILL after the grace time). */
-export async function stopProcess(stateFile: string, name: string, options?: StopOptions): Promise<void> {
+export async function stopProcess(
+	stateFile: string,
+	name: string,
+	options?: StopOptions,
+): Promise<void> {
 	await stopGroup(loadState(stateFile).processes[name].pid, options);
 }
 
@@ -91,7 +107,11 @@ export async function stopProcess(stateFile: string, name: string, options?: Sto
  * Stops the named process and starts it again on the same folders, ports and database.
  * onStopped is called once it has exited (before the new start).
  */
-export async function restartProcess(stateFile: string, name: string, options: StopOptions & { onStopped?: () => void } = {}): Promise<number> {
+export async function restartProcess(
+	stateFile: string,
+	name: string,
+	options: StopOptions & { onStopped?: () => void } = {},
+): Promise<number> {
 	await stopProcess(stateFile, name, options);
 	options.onStopped?.();
 	return await startProcess(stateFile, name);

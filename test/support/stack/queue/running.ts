@@ -26,7 +26,10 @@ export interface ExecutionRow {
 
 function stateFile(): string {
 	const file = process.env.RELAY_QUEUE_STACK;
-	if (!file) throw new Error('RELAY_QUEUE_STACK is not set: run this suite with test/e2e-queue/jest.config.js');
+	if (!file)
+		throw new Error(
+			'RELAY_QUEUE_STACK is not set: run this suite with test/e2e-queue/jest.config.js',
+		);
 	return file;
 }
 
@@ -40,7 +43,10 @@ export const sql = (query: string): string[][] => psql(stateFile(), query);
  * out-of-memory killer would) and starts it again; waits until healthy. `hooks.onSignalled` runs
  * when the signal is sent, `hooks.onStopped` once it has exited.
  */
-export async function restart(name: string, hooks: { onSignalled?: () => void; onStopped?: () => void; signal?: NodeJS.Signals } = {}) {
+export async function restart(
+	name: string,
+	hooks: { onSignalled?: () => void; onStopped?: () => void; signal?: NodeJS.Signals } = {},
+) {
 	const before = deployment().processes[name].pid as number;
 	const started = Date.now();
 	let stoppedAt = started;
@@ -58,7 +64,12 @@ export async function restart(name: string, hooks: { onSignalled?: () => void; o
 /** Resident memory of each n8n process (MiB): the n8n process and its process group (with its task runner). */
 export function memory(): Record<string, { rssMb: number; groupRssMb: number }> {
 	const { processes } = deployment();
-	return Object.fromEntries(['main', 'webhook', 'worker1', 'worker2'].map((name) => [name, memoryMb(processes[name].pid as number)]));
+	return Object.fromEntries(
+		['main', 'webhook', 'worker1', 'worker2'].map((name) => [
+			name,
+			memoryMb(processes[name].pid as number),
+		]),
+	);
 }
 
 /**
@@ -92,20 +103,29 @@ function loggedExecutionIds(name: string, pattern: RegExp): string[] {
 }
 
 /** n8n's own log lines: the webhook process "Enqueued execution N", a worker "Worker started execution N". */
-export const enqueuedBy = (name: string) => loggedExecutionIds(name, /Enqueued execution (\d+) \(job/g);
-export const startedBy = (name: string) => loggedExecutionIds(name, /Worker started execution (\d+) \(job/g);
+export const enqueuedBy = (name: string) =>
+	loggedExecutionIds(name, /Enqueued execution (\d+) \(job/g);
+export const startedBy = (name: string) =>
+	loggedExecutionIds(name, /Worker started execution (\d+) \(job/g);
 
 /** Jobs waiting, running, delayed or failed in Bull's `jobs` queue (prefix `bull`, n8n's default). */
 export function bullCounts(): { wait: number; active: number; delayed: number; failed: number } {
 	const file = stateFile();
 	const llen = (list: string) => Number(redisCli(file, ['llen', `bull:jobs:${list}`]));
 	const zcard = (set: string) => Number(redisCli(file, ['zcard', `bull:jobs:${set}`]));
-	return { wait: llen('wait'), active: llen('active'), delayed: zcard('delayed'), failed: zcard('failed') };
+	return {
+		wait: llen('wait'),
+		active: llen('active'),
+		delayed: zcard('delayed'),
+		failed: zcard('failed'),
+	};
 }
 
 /** Finished executions (any status but new/running/waiting) with an id above `afterId`. */
 export function finishedSince(afterId: number): number {
-	const [[count]] = sql(`select count(*) from execution_entity where id > ${Number(afterId)} and status not in ('new', 'running', 'waiting')`);
+	const [[count]] = sql(
+		`select count(*) from execution_entity where id > ${Number(afterId)} and status not in ('new', 'running', 'waiting')`,
+	);
 	return Number(count);
 }
 

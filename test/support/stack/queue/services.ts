@@ -48,7 +48,12 @@ export function ensureQueueServices(): Services {
 	if (!existsSync(REDIS_SERVER) || !existsSync(REDIS_CLI)) missing.push('redis-server');
 	if (!existsSync(HAPROXY)) missing.push('haproxy');
 	if (missing.length) aptInstall(missing);
-	return { pgBin: findPostgresBin() as string, redisServer: REDIS_SERVER, redisCli: REDIS_CLI, haproxy: HAPROXY };
+	return {
+		pgBin: findPostgresBin() as string,
+		redisServer: REDIS_SERVER,
+		redisCli: REDIS_CLI,
+		haproxy: HAPROXY,
+	};
 }
 
 /** As root, the servers run as `relaytest` (created if missing). */
@@ -57,10 +62,18 @@ export function unprivilegedIds(): RunAs {
 	const lookup = () => spawnSync('id', ['-u', UNPRIVILEGED_USER], { encoding: 'utf8' });
 	if (lookup().status !== 0) {
 		say(`creating the unprivileged user ${UNPRIVILEGED_USER} for Postgres and Redis`);
-		run('useradd', ['--system', '--no-create-home', '--shell', '/usr/sbin/nologin', UNPRIVILEGED_USER]);
+		run('useradd', [
+			'--system',
+			'--no-create-home',
+			'--shell',
+			'/usr/sbin/nologin',
+			UNPRIVILEGED_USER,
+		]);
 	}
 	const uid = Number(lookup().stdout.trim());
-	const gid = Number(spawnSync('id', ['-g', UNPRIVILEGED_USER], { encoding: 'utf8' }).stdout.trim());
+	const gid = Number(
+		spawnSync('id', ['-g', UNPRIVILEGED_USER], { encoding: 'utf8' }).stdout.trim(),
+	);
 	return { uid, gid };
 }
 
@@ -78,7 +91,23 @@ export function psql(stateFile: string, sql: string): string[][] {
 	if (!postgres) throw new Error('The deployment has no Postgres yet');
 	const result = spawnSync(
 		join(postgres.bin, 'psql'),
-		['-h', '127.0.0.1', '-p', String(postgres.port), '-U', DB_USER, '-d', DB_NAME, '-At', '-F', '|', '-v', 'ON_ERROR_STOP=1', '-c', sql],
+		[
+			'-h',
+			'127.0.0.1',
+			'-p',
+			String(postgres.port),
+			'-U',
+			DB_USER,
+			'-d',
+			DB_NAME,
+			'-At',
+			'-F',
+			'|',
+			'-v',
+			'ON_ERROR_STOP=1',
+			'-c',
+			sql,
+		],
 		{ encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 },
 	);
 	if (result.status !== 0) throw new Error(`psql failed: ${result.stderr}`);
@@ -92,49 +121,101 @@ export function psql(stateFile: string, sql: string): string[][] {
 export function redisCli(stateFile: string, args: string[]): string {
 	const { redis } = loadState(stateFile);
 	if (!redis) throw new Error('The deployment has no Redis yet');
-	const result = spawnSync(redis.cli, ['-h', '127.0.0.1', '-p', String(redis.port), ...args], { encoding: 'utf8' });
+	const result = spawnSync(redis.cli, ['-h', '127.0.0.1', '-p', String(redis.port), ...args], {
+		encoding: 'utf8',
+	});
 	if (result.status !== 0) throw new Error(`redis-cli failed: ${result.stderr}`);
 	return result.stdout.trim();
 }
 
-export async function startPostgres(state: QueueState, services: Services, ids: RunAs): Promise<void> {
+export async function startPostgres(
+	state: QueueState,
+	services: Services,
+	ids: RunAs,
+): Promise<void> {
 	const dir = serverFolder(state, 'postgres', ids);
 	const data = join(dir, 'data');
 	const port = await freePort();
 	say(`initialising Postgres in ${data}`);
-	const init = spawnSync(join(services.pgBin, 'initdb'), ['-D', data, '-U', DB_USER, '-A', 'trust', '-E', 'UTF8', '--no-locale'], {
-		encoding: 'utf8',
+	const init = spawnSync(
+		join(services.pgBin, 'initdb'),
+		['-D', data, '-U', DB_USER, '-A', 'trust', '-E', 'UTF8', '--no-locale'],
+		{
+			encoding: 'utf8',
+			cwd: dir,
+			...ids,
+		},
+	);
+	if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+	// A throwaway database for tests: durability settings off, loopback only.
+	const args = [
+		'-D',
+		data,
+		'-p',
+		String(port),
+		'-c',
+		'listen_addresses=127.0.0.1',
+		'-c',
+		`unix_socket_directories=${dir}`,
+		'-c',
+		'fsync=off',
+		'-c',
+		'synchronous_commit=off',
+		'-c',
+		'full_page_writes=off',
+		'-c',
+		'max_connections=200',
+	];
+	const spec = serviceSpec(state, 'postgres', join(services.pgBin, 'postgres'), args, {
+		env: { PATH: process.env.PATH, LANG: 'C' },
 		cwd: dir,
 		...ids,
 	});
-	if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
-	// A throwaway database for tests: durability settings off, loopback only.
-	const args = ['-D', data, '-p', String(port), '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${dir}`,
-		'-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off', '-c', 'max_connections=200'];
-	const spec = serviceSpec(state, 'postgres', join(services.pgBin, 'postgres'), args, { env: { PATH: process.env.PATH, LANG: 'C' }, cwd: dir, ...ids });
 	state.processes.postgres = { ...spec, pid: launch(spec) };
 	state.postgres = { port, bin: services.pgBin };
 	saveState(state);
 	say(`starting Postgres on 127.0.0.1:${port}`);
 	await waitUntil(
 		'Postgres to accept connections',
-		() => spawnSync(join(services.pgBin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q']).status === 0,
+		() =>
+			spawnSync(join(services.pgBin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q'])
+				.status === 0,
 		{ timeoutMs: 60_000 },
 	);
-	const created = spawnSync(join(services.pgBin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', DB_USER, DB_NAME], {
-		encoding: 'utf8',
-	});
+	const created = spawnSync(
+		join(services.pgBin, 'createdb'),
+		['-h', '127.0.0.1', '-p', String(port), '-U', DB_USER, DB_NAME],
+		{
+			encoding: 'utf8',
+		},
+	);
 	if (created.status !== 0) throw new Error(`createdb failed: ${created.stderr}`);
 }
 
 export async function startRedis(state: QueueState, services: Services, ids: RunAs): Promise<void> {
 	const dir = serverFolder(state, 'redis', ids);
 	const port = await freePort();
-	const args = ['--port', String(port), '--bind', '127.0.0.1', '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no'];
+	const args = [
+		'--port',
+		String(port),
+		'--bind',
+		'127.0.0.1',
+		'--dir',
+		dir,
+		'--save',
+		'',
+		'--appendonly',
+		'no',
+		'--daemonize',
+		'no',
+	];
 	const spec = serviceSpec(state, 'redis', services.redisServer, args, { cwd: dir, ...ids });
 	state.processes.redis = { ...spec, pid: launch(spec) };
 	state.redis = { port, cli: services.redisCli };
 	saveState(state);
 	say(`starting Redis on 127.0.0.1:${port}`);
-	await waitUntil('Redis to answer PING', () => redisCli(state.stateFile, ['ping']) === 'PONG', { timeoutMs: 30_000, ignoreErrors: true });
+	await waitUntil('Redis to answer PING', () => redisCli(state.stateFile, ['ping']) === 'PONG', {
+		timeoutMs: 30_000,
+		ignoreErrors: true,
+	});
 }

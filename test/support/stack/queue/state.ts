@@ -63,6 +63,20 @@ export function loadState(stateFile: string): QueueState {
 }
 
 /** A process of the deployment that is not n8n: PATH only, run in the deployment's folder (unless told), its log beside. */
-export function serviceSpec(state: QueueState, name: string, command: string, args: string[], more: Partial<ProcessSpec> = {}): ProcessSpec {
-	return { name, command, args, env: { PATH: process.env.PATH }, cwd: state.workDir, logFile: join(state.workDir, `${name}.log`), ...more };
+export function serviceSpec(
+	state: QueueState,
+	name: string,
+	command: string,
+	args: string[],
+	more: Partial<ProcessSpec> = {},
+): ProcessSpec {
+	return {
+		name,
+		command,
+		args,
+		env: { PATH: process.env.PATH },
+		cwd: state.workDir,
+		logFile: join(state.workDir, `${name}.log`),
+		...more,
+	};
 }
