@@ -97,8 +97,6 @@ const targets: Target[] = [
 const targetFor = (event: Event) => targets.find((t) => t.receives(event)) as Target;
 
 const simulator = new SimClient(info.simUrl);
-const simCall = async (method: string, path: string, body?: unknown) =>
-	(await simulator.call<IDataObject>(method, path, body)).body;
 const registeredWebhooks = () => simulator.webhooks();
 
 /** n8n's public API, paged: how many executions a workflow has (the database is read separately). */
@@ -175,15 +173,13 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 
 	test('a delivery is verified by the webhook process, enqueued, and run by a worker', async () => {
 		const before = lastExecutionId();
-		const messagesBefore = ((await simCall('GET', '/state')).messages as unknown[]).length;
-		const reply = await simCall('POST', '/deliver', {
+		const messagesBefore = ((await simulator.state()).messages as unknown[]).length;
+		const reply = await deliver(simulator, event('message.received', 'qd-9000001'), {
 			account: 'acct_main',
-			event: event('message.received', 'qd-9000001'),
 		});
 		expect(reply.status).toBe(200);
-		const alert = await simCall('POST', '/deliver', {
+		const alert = await deliver(simulator, event('number.disconnected', 'qd-9000002'), {
 			account: 'acct_main',
-			event: event('number.disconnected', 'qd-9000002'),
 		});
 		expect(alert.status).toBe(200);
 
@@ -210,7 +206,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			);
 		}
 		// The runs did their work: the reply and the alert reached the service.
-		const messages = (await simCall('GET', '/state')).messages as IDataObject[];
+		const messages = (await simulator.state()).messages as unknown as IDataObject[];
 		expect(messages.slice(messagesBefore).map((m) => [m.account, m.channelId])).toEqual(
 			expect.arrayContaining([
 				['acct_main', 'num_main'],
@@ -222,22 +218,19 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 	test('a bad secret gets 401 from the webhook process and nothing is enqueued or run', async () => {
 		const before = lastExecutionId();
 		const enqueuedBefore = enqueuedBy('webhook').length;
-		const bad = await simCall('POST', '/deliver', {
+		const bad = await deliver(simulator, event('message.received', 'qd-9000003'), {
 			account: 'acct_main',
 			secret: 'whsec_wrong',
-			event: event('message.received', 'qd-9000003'),
 		});
 		expect(bad.status).toBe(401);
-		const missing = await simCall('POST', '/deliver', {
+		const missing = await deliver(simulator, event('message.received', 'qd-9000004'), {
 			account: 'acct_main',
 			secret: null,
-			event: event('message.received', 'qd-9000004'),
 		});
 		expect(missing.status).toBe(401);
 		// A good one after them: once it has run, the bad ones would have run too.
-		const good = await simCall('POST', '/deliver', {
+		const good = await deliver(simulator, event('message.received', 'qd-9000005'), {
 			account: 'acct_main',
-			event: event('message.received', 'qd-9000005'),
 		});
 		expect(good.status).toBe(200);
 		await waitUntil('the good delivery to run', () => finishedSince(before) >= 1, {
