@@ -1,11 +1,9 @@
 /**
- * Runs tasks with at most `limit` in flight, while tasks that share a key (a chat) run one
- * after the other in their input order: messages to one person never overtake each other,
- * whatever the concurrency. Of the chats with nothing in flight, the one whose waiting task
- * came first in the input goes next, so with a limit of 1 everything runs in input order.
- *
- * `worker` resolves to false to stop starting new tasks (the node stops at the first error
- * unless "Continue On Fail" is set); tasks already in flight finish.
+ * Runs tasks with at most `limit` in flight, while tasks that share a key (a chat) run one after the other in
+ * their input order: messages to one person never overtake each other, whatever the concurrency. Of the chats
+ * with nothing in flight, the one whose waiting task came first in the input goes next, so with a limit of 1
+ * everything runs in input order. `worker` resolves to false to stop starting new tasks (the node stops at the
+ * first error unless "Continue On Fail" is set); tasks already in flight finish.
  */
 export async function runChatOrdered<T extends { key: string }>(
 	tasks: T[],

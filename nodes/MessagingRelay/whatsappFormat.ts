@@ -1,20 +1,9 @@
 /**
- * Markdown (what chat models write) to WhatsApp-style formatting (what a phone renders):
- *
- *   **bold**, __bold__          → *bold*
- *   *italic*, _italic_          → _italic_
- *   ***both***                  → *_both_*
- *   ~~strike~~                  → ~strike~
- *   # Heading (levels 1–6)      → *Heading*
- *   * item, + item              → - item   (WhatsApp renders "- " as a list; "* " would clash with bold)
- *   [text](https://…)           → text (https://…), or the bare URL when the text is the URL
- *   `code`, ```fenced```        → ```monospace``` (the fence's language name is dropped)
- *   \* (a Markdown escape)      → *
- *
- * Emphasis counts only at word boundaries, so `2*3*4`, snake_case_names and URLs with
- * underscores stay as they are; code, URLs and link targets are never touched. Text without
- * Markdown comes back unchanged. Tables, block quotes, numbered lists and rules are left as
- * written: WhatsApp shows them readably (quotes and numbered lists natively).
+ * Markdown (what chat models write) to WhatsApp-style formatting (what a phone renders): **bold** → *bold*,
+ * *italic* → _italic_, ~~strike~~ → ~strike~, headings bold, "* item" → "- item", links as "text (url)", code
+ * monospace. Emphasis counts only at word boundaries, so `2*3*4` and snake_case_names stay as they are; code, URLs
+ * and link targets are never touched, and text without Markdown comes back unchanged. Every rule, and what is left
+ * as written: docs/ai-assistant.md, "Markdown on a phone".
  */
 
 /** Private-use characters: they cannot occur in a model's answer, so they mark protected spans. */

@@ -4,16 +4,11 @@ import { VersionedNodeType } from 'n8n-workflow';
 import { MessagingRelayTriggerVersion } from './triggerVersion';
 
 /**
- * The trigger, one node type at three versions with the same parameters and code. They differ in
- * what n8n does with a request:
- * - 2 from 1: n8n evaluates no "binary data" expression for it (n8n 2.41.1
- *   n8n/dist/webhooks/webhook-helpers.js:878-883; 1.123.81 webhook-helpers.js:518-523).
- * - 3 (the default for new nodes) adds "Acknowledge Events", answering when the execution has ended
- *   (acknowledgement.ts). Workflows made with 1 or 2 keep answering when it starts.
- * Each version set has a webhook description of its own (webhookAnswer.ts): a description shared
- * by all three held expressions that n8n evaluated on every delivery of every version, an
- * expression isolate per delivery (docs/performance.md). n8n loads a versioned type per version
- * (n8n-core nodes-loader/directory-loader.js:143-153, 239-250), as for its own nodes.
+ * The trigger, one node type at three versions with the same parameters and code, which differ in what n8n does
+ * with a request: from 2 on, n8n's parseRequestBody evaluates no "binary data" expression for it; 3 (the default
+ * for new nodes) adds "Acknowledge Events", answering when the execution has ended (acknowledgement.ts), while 1
+ * and 2 keep answering when it starts. Each version set has a webhook description of its own (webhookAnswer.ts),
+ * so n8n evaluates no expression per delivery: docs/performance.md, "What n8n evaluates per delivery".
  */
 export class MessagingRelayTrigger extends VersionedNodeType {
 	constructor() {

@@ -6,20 +6,15 @@ import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
 import { MAX_QUIET_SECONDS } from './constants';
 
 /**
- * "Combine Messages Within (Seconds)": `message.received` events of one chat that arrive within
- * the quiet time start ONE execution. Design and guarantees: README, "Combining bursts".
- *
- * Nothing is acknowledged before n8n has saved the execution that carries it: a held delivery's
- * HTTP request simply stays open. When the burst is released, one held delivery (the emitter)
- * returns the combined item to n8n; n8n saves the execution, starts it, and only then answers
- * that delivery (`onReceived`, n8n/dist/webhooks/webhook-helpers.js:679-695). The other held
- * deliveries are answered when that answer has gone out: 200 when it was a success, 503 (send
- * again) otherwise. A process that stops while holding leaves its deliveries unanswered, and the
- * service sends them again.
+ * "Combine Messages Within (Seconds)": `message.received` events of one chat that arrive within the quiet time
+ * start ONE execution. Nothing is acknowledged before n8n has saved the execution that carries it: a held
+ * delivery's request stays open; one of them returns the combined item to n8n, which answers it, and the others
+ * then get 200, or 503 (send again) if that answer was no success. Design, guarantees and n8n's code:
+ * docs/combining-bursts.md, "Hold the answer, never acknowledge before n8n has saved the execution".
  */
 
 /**
- * The bounds (README, "Combining bursts"). An object rather than constants so the tests can
+ * The bounds (docs/combining-bursts.md, "What it does"). An object rather than constants so the tests can
  * shorten them; nothing in the node changes them.
  */
 export const burstLimits = {
@@ -245,7 +240,7 @@ export function canHoldAnother(): boolean {
 
 /**
  * Step 5 of the trigger's webhook(), for a message that "Combine Messages Within" holds for
- * `seconds` (eventFilter.ts, combineSeconds): what webhook() returns for it, or `undefined` when it
+ * `seconds` (triggerSettings.ts, combineSeconds): what webhook() returns for it, or `undefined` when it
  * is not held (the process-wide limit reached), and the caller emits it as usual.
  */
 export async function combineBurst(

@@ -15,17 +15,11 @@ import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookSt
 import { pauseSettings, type PauseSettings } from './triggerSettings';
 
 /**
- * "Pause When a Person Replies" (docs/design/durability-and-conversations.md §5a): when someone
- * writes in a chat from the account's own phone (a `message.sent` whose `message.origin` is not
- * one of the values that mean "sent through the API"), `message.received` of that chat stop
- * starting this workflow until the pause ends. Every message the person sends renews it; the
- * resume keyword, sent from the phone, ends it early.
- *
- * Each trigger keeps its own record: the holder forwards every event to every member whatever
- * it selects, so each one sees the person's messages. The record is an AccountTable
- * (accountTable.ts): this process's memory and one packed string in static data, merged (newest
- * `at` per chat), so two deliveries at once in one process both see a pause, and a delivery for
- * an unpaused chat costs the same at 10,000 paused chats as at none.
+ * "Pause When a Person Replies" (docs/design/durability-and-conversations.md §5a): when someone writes in a chat
+ * from the account's own phone (a `message.sent` whose `message.origin` is not a "sent through the API" value),
+ * that chat's `message.received` stop starting this workflow; each such message renews the pause, the resume
+ * keyword ends it. Each trigger keeps its own record (every member sees every event) in an AccountTable
+ * (accountTable.ts, docs/design/account-state.md): memory and static data, merged, the newest `at` per chat.
  */
 
 export const PAUSED = 'chat paused: a person replied from the phone';
@@ -142,7 +136,7 @@ export function applyPauseCommand(
 	}
 	const at = Math.min(command.at, now);
 	const minutes = command.minutes ?? settings.minutes;
-	// `until`: this trigger's own hand-off of a person's pause (pauseSaving.ts) gives the exact end.
+	// `until`: this trigger's own hand-off of a person's pause (savedOutsideRun.ts) gives the exact end.
 	const until =
 		command.until ?? (!command.pause ? 0 : minutes === 0 ? FOREVER : at + minutes * 60_000);
 	record(context, state, chatKey(command.chat), { at, until }, now);

@@ -4,30 +4,11 @@ import { sleep } from 'n8n-workflow';
 import { processKey } from '../shared/processKey';
 
 /**
- * What the trigger does while n8n stops its workflow: refuse new deliveries (503, the service
- * delivers them again once n8n is back), and let the ones already inside webhook() finish.
- *
- * Why refuse: on SIGTERM n8n 2.41.1 first closes every trigger (commands/start.js:82 →
- * n8n-core active-workflow-triggers.js:245-260, which calls our `closeFunction`), then waits for
- * active executions (active-executions.js:264-290) while its HTTP server keeps accepting webhook
- * requests. Under steady traffic new executions keep arriving, the wait runs into the graceful
- * shutdown time-out (30 s), n8n exits, and the executions still running are marked crashed with
- * their items gone: events the service was told were received (200) that ran nowhere.
- *
- * Why drain: a delivery's run starts before its static data is saved and before it is answered
- * (webhook-helpers.js:679-696, live-webhooks.js:143-148), and n8n's shutdown waits for runs, not
- * for webhook requests. With short runs n8n exited between "run started" and "answered": the
- * service never got its 200 and delivered again, and a member whose record of the forward had
- * not been saved ran it a second time (the mixed soak, docs/design/durability-and-conversations.md
- * section 6). So the close function, which n8n awaits before it waits for executions, returns only
- * once every delivery this process let in for the workflow has been answered, or after
- * `drainLimits.waitMs` (inside n8n's 30 s) if one hangs.
- *
- * The gate is per workflow, node and process (processKey.ts: trigger() runs in mode `trigger`,
- * webhook() in mode `webhook`, both count as the published listener), and it expires: a
- * multi-main leader that steps down also closes its triggers but keeps serving webhooks, and must
- * not refuse them for longer than a redelivery takes. Publishing again (trigger() runs) opens it at once. In queue mode trigger()
- * runs in the main process only, so webhook processes are never gated: they only enqueue.
+ * What the trigger does while n8n stops its workflow: refuse new deliveries (503, the service delivers them again
+ * once n8n is back), and let the ones already inside webhook() finish, since n8n's shutdown waits for executions,
+ * not for webhook requests, while it keeps serving them. The gate is per workflow, node and process (processKey.ts)
+ * and expires; publishing again opens it. Why, with n8n's shutdown order (Start.stopProcess, then
+ * ActiveExecutions.shutdown): docs/design/n8n-internals.md, "Closing the trigger at shutdown: refuse, then drain".
  */
 const CLOSED_FOR_MS = 90_000;
 const closedAt = new Map<string, number>();

@@ -3,18 +3,11 @@ import type { IDataObject } from 'n8n-workflow';
 import type { EventFamily, EventType, RelayEvent, RelayEventOf } from '../shared/schemas/events';
 
 /**
- * The trigger's output item: one stable shape per event family, so a no-code user maps
- * `{{ $json.text }}` or `{{ $json.chatId }}` without reading the spec. Every item has `type`,
- * `occurredAt` (null when the event has none) and `event`, the body exactly as delivered.
- * Message items carry `chatId` and `channelId` on top, which is what Message → Reply reads.
- *
- * Message items also carry the two fields n8n's AI nodes read when left at their defaults, so
- * trigger → AI Agent (+ Simple Memory) needs no expression (n8n 2.41.1, README "AI assistant"):
- * - `chatInput`: the AI Agent's prompt source "Connected Chat Trigger Node" (promptType `auto`,
- *   the default) evaluates `{{ $json["chatInput"] }}` on its input item
- *   (@n8n/n8n-nodes-langchain dist/utils/helpers.js:29-30).
- * - `sessionId`: Simple Memory's "Session ID: Connected Chat Trigger Node" (sessionIdType
- *   `fromInput`, the default) evaluates `{{ $json.sessionId }}` (same file, :95).
+ * The trigger's output item: one stable shape per event family, so a no-code user maps `{{ $json.text }}` or
+ * `{{ $json.chatId }}` without reading the spec. Every item has `type`, `occurredAt` (null when the event has none)
+ * and `event`, the body as delivered; message items also `chatId` and `channelId` (what Message → Reply reads), and
+ * `chatInput` and `sessionId`, which the AI Agent and Simple Memory read at their defaults, so trigger → AI Agent
+ * needs no expression (n8n 2.41.1: docs/ai-assistant.md, "What each node does with its defaults").
  */
 
 /** One conversation per chat of a number: the same contact on two numbers is two conversations. */

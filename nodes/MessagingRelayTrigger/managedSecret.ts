@@ -5,21 +5,11 @@ import { forgetManagedSecret, type WebhookState } from '../shared/sharedWebhook/
 import { serviceSecretMatches } from '../shared/serviceSecret';
 
 /**
- * The secret of a webhook managed elsewhere (Registration: Webhook Managed Elsewhere), which the
- * user types into the credential and may change at any time without republishing.
- *
- * Reading the credential costs n8n a database read, a decryption and an expression isolate per
- * call (docs/per-delivery-findings.md, section 6), so a delivery does not always read it: each
- * process keeps the secret it last read, in memory, for `rereadAfterMs`, and compares a delivery
- * with it. A delivery that does not match, or arrives after that time, reads the credential again
- * (a read that started after the delivery arrived) and is compared with what the credential holds
- * now, never with an older secret. So an edited secret works at the next delivery, and the old one
- * is refused from at most `rereadAfterMs` after the edit on, in every process, whatever arrives in
- * between. Design and races: docs/registration.md, "Webhook Managed Elsewhere".
- *
- * Not in static data: n8n saves a webhook request's static data only after the request and races
- * it with the run it starts (docs/registration.md), and a secret there would sit in the workflow's
- * database row unencrypted.
+ * The secret of a webhook managed elsewhere (Registration: Webhook Managed Elsewhere), which the user types into
+ * the credential and may change at any time without republishing. Reading the credential is costly, so each
+ * process keeps the secret it last read in memory (never in static data) for `rereadAfterMs`; a delivery that does
+ * not match, or comes later, is compared with a read that started after it arrived. An edited secret works at the
+ * next delivery, the old one is refused `rereadAfterMs` after the edit at most: docs/registration.md, "Webhook Managed Elsewhere".
  */
 export const managedSecretPolicy = {
 	/** How long a secret read from the credential is trusted without reading it again (the bound). */
@@ -56,7 +46,8 @@ type Context = IHookFunctions | ITriggerFunctions | IWebhookFunctions;
 /**
  * Publishing (and every n8n start): reads the credential once, so that the first delivery to
  * this process compares at once, and removes the copy that earlier versions kept in static data
- * (n8n saves static data after activation: active-workflow-manager.js:170,433).
+ * (n8n's ActiveWorkflowManager saves static data after activation: docs/registration.md, "Webhook
+ * Managed Elsewhere").
  */
 export async function keepManagedSecret(context: IHookFunctions, state: WebhookState) {
 	forgetManagedSecret(state);

@@ -9,30 +9,15 @@ import { DEFAULT_REPAIR_INTERVAL } from './constants';
 import { isManagedElsewhere } from './triggerSettings';
 
 /**
- * While the workflow is published, the trigger looks at the account's webhook at a fixed
- * interval and gets a registration the service lost back, so that it does not stay lost until
- * someone publishes again. How, in n8n 2.41.1 terms:
- *
- * - The check runs in `trigger()` on a cron registered with `this.helpers.registerCron`. n8n's
- *   ScheduledTaskManager registers and fires crons only on the leader (scheduled-task-manager.js:45
- *   and :78), and adds trigger() nodes only on the leader (active-workflow-manager.js:699-701):
- *   in queue mode and multi-main exactly one main checks. Unpublishing deregisters the cron
- *   (active-workflow-triggers.js:209).
- * - A lost or inactive (`active: false`) registration is handed to n8n with `emitError`: n8n removes the trigger, and 1 s
- *   later publishes the workflow again (active-workflow-manager.js:230-241, 540-592), which runs
- *   checkExists → create (a new PUT) and saves the new secret to the database
- *   (active-workflow-manager.js:170 and :433). The repair does not PUT itself: a secret stored
- *   from trigger() would stay in memory, and webhook() reads the workflow (and the secret) from
- *   the database on every delivery (live-webhooks.js:105-117), so it would refuse every event.
- * - A member that the holder set aside (it could not take events for a while) learns here what it
- *   missed, and reports it as a failed execution of its workflow (missedReport.ts).
- * - A webhook that points anywhere else (another system, another workflow, this node's test URL)
- *   is reported as a failed execution (`saveFailedExecution`, which also runs the error
- *   workflow; the workflow stays published), once per URL, and never taken over.
+ * While the workflow is published, the trigger checks the account's webhook on n8n's leader-only cron
+ * (`helpers.registerCron`) and gets a registration the service lost back: a lost or inactive one goes to n8n with
+ * `emitError`, and n8n publishes the workflow again and saves the new secret (a PUT from trigger() would never
+ * reach webhook()). A set-aside member reports what it missed (missedReport.ts); a webhook pointing elsewhere is
+ * reported once per URL, never taken over. Why: docs/registration.md, "The check while published (self-repair)".
  */
 
 /**
- * The cron of each interval offered. Like n8n's own Poll Times (n8n-workflow cron.js:5-25), the
+ * The cron of each interval offered. Like n8n's own Poll Times (n8n-workflow's toCronExpression), the
  * minute-based ones start at a random second (and the hourly one at a random minute), so the
  * checks of many workflows do not all fire in the same second.
  */

@@ -18,12 +18,11 @@ export interface UnsavedWrites {
 }
 
 /**
- * n8n does not save what webhook() wrote to static data when the same request starts a run (its
- * runner builds a new Workflow on that static data, which clears the "changed" mark:
- * docs/design/account-state.md). So the writes a user relies on (a person's pause; a wait that
- * ended, else offered every message of its chat) are sent to the trigger's own URL as signed
- * hand-offs: those requests start nothing, n8n saves them and only then answers. In queue mode one
- * may reach another webhook process, which then knows it too. What cannot be saved so is logged.
+ * n8n does not save what webhook() wrote to static data when the same request starts a run. So the writes a user
+ * relies on (a person's pause; a wait that ended, else offered every message of its chat) are sent to the
+ * trigger's own URL as signed hand-offs, which start nothing: n8n saves them, then answers (in queue mode perhaps
+ * on another webhook process). What cannot be saved so is logged. Why: docs/design/account-state.md, "Found while
+ * measuring: a change made in `webhook()` is not saved when the same request starts a run".
  */
 export async function saveOutsideRun(
 	context: IWebhookFunctions,

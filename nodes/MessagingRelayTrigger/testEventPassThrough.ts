@@ -9,15 +9,11 @@ import type {
 import { processKey } from '../shared/processKey';
 
 /**
- * A node with both `webhook()` and `trigger()` is run twice for a test event ("Listen for test
- * event"): n8n first calls webhook() with the request, then executes the workflow in manual
- * mode starting at this node, and for a node that has trigger() it calls trigger() in manual
- * mode and waits for it to emit (n8n-core workflow-execute.js:683-701, triggers-and-pollers.js:54-78),
- * ignoring the data webhook() returned. So webhook() leaves that data here, and trigger() in
- * manual mode emits it. Production deliveries are not affected: outside manual mode n8n passes
- * webhook()'s data through (workflow-execute.js:703).
- *
- * Both calls happen in the process that received the test request, one right after the other.
+ * A node with both `webhook()` and `trigger()` is run twice for a test event ("Listen for test event"): n8n calls
+ * webhook(), then trigger() in manual mode, and runs what trigger() emits, ignoring webhook()'s data (n8n-core's
+ * WorkflowExecute.executeTriggerNode, TriggersAndPollers.runTriggerFunction). So webhook() leaves that data here
+ * and trigger() emits it; both calls happen in the process that received the request, one after the other.
+ * Production deliveries pass through. Details: docs/registration.md, "Test events".
  */
 const pending = new Map<string, INodeExecutionData[][]>();
 

@@ -69,8 +69,8 @@ export class MessagingRelayTriggerVersion implements INodeType {
 		};
 	}
 
-	/** On each version: n8n looks a versioned node's test up version by version (n8n 2.41.1
-	 * n8n/dist/services/credentials-tester.service.js:121-129, 1.123.81 :136-144). */
+	/** On each version: n8n's CredentialsTester.getCredentialTestFunction looks a versioned node's test up
+	 * version by version (docs/design/n8n-internals.md, "The credential test: a test function, not declared rules"). */
 	methods = {
 		credentialTest: { messagingRelayApiTest: testMessagingRelayApi },
 	};

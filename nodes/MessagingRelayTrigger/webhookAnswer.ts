@@ -15,23 +15,21 @@ export type AnswerFields = Pick<IWebhookDescription, 'responseMode' | 'responseD
 const WHEN_STARTED: AnswerFields = { responseMode: 'onReceived', responseData: '' };
 
 /**
- * n8n-workflow's key for a webhook description's native resolvers (n8n 2.41.1:
- * n8n-workflow/dist/cjs/interfaces.js:71, a `Symbol.for`, so the same symbol here). Built here
- * rather than with n8n-workflow's `webhookDescriptionFields`/`fromFunction`
- * (webhook-description-fields.js:64-82), which older n8n-workflow releases (n8n 1.123.81) do not
- * export: a missing export would stop the package from loading there.
+ * n8n-workflow's key for a webhook description's native resolvers (its `WEBHOOK_RESOLVERS` in n8n 2.41.1, a
+ * `Symbol.for`, so the same symbol here). Built here rather than with n8n-workflow's `webhookDescriptionFields` /
+ * `fromFunction`, which older n8n-workflow releases (n8n 1.123.81) do not export: a missing export would stop
+ * the package from loading there (docs/design/n8n-internals.md, "The answer fields' native resolvers (trigger version 3)").
  */
 const WEBHOOK_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');
 
 type Resolve = (parameters: Record<string, unknown>) => string;
 
 /**
- * A field computed from the node's parameters, as n8n's `fromFunction` builds it: the template
- * inlines the function's source (what the editor and n8n before 2.41 evaluate) and the resolver is
- * the function itself, which n8n 2.41.1 calls instead of the expression engine when the node's
- * parameters hold no expression (webhook-execution-context.js:13-27 →
- * n8n-workflow webhook-description-fields.js:93-100). The function must be self-contained: the
- * template cannot see this module.
+ * A field computed from the node's parameters, as n8n's `fromFunction` builds it: the template inlines the
+ * function's source (what the editor and n8n before 2.41 evaluate) and the resolver is the function itself, which
+ * n8n 2.41.1 calls instead of the expression engine when the node's parameters hold no expression (n8n's
+ * WebhookExecutionContext → n8n-workflow's resolveWebhookDescriptionField). The function must be self-contained:
+ * the template cannot see this module.
  */
 function fromFunction(resolve: Resolve): { template: string; resolve: Resolve } {
 	return { template: `={{(${String(resolve)})($parameter)}}`, resolve };
@@ -39,7 +37,7 @@ function fromFunction(resolve: Resolve): { template: string; resolve: Resolve } 
 
 const answerAt = {
 	// "When the Workflow Finishes": answered when the execution has ended, with an empty 200
-	// (`noData`, webhook-last-node-response-extractor.js:19-24), never the last node's output (it
+	// (`noData`, n8n's extractWebhookLastNodeResponse), never the last node's output (it
 	// may hold a reply text or a contact's data). "When the Workflow Starts": as versions 1 and 2.
 	responseMode: fromFunction((parameters) =>
 		parameters.acknowledge === 'whenFinished' ? 'lastNode' : 'onReceived',
@@ -52,8 +50,8 @@ const answerAt = {
 /**
  * Version 3: "Acknowledge Events" picks the mode, so the description holds a template per field, each
  * with its native resolver. n8n 2.41.1 evaluates no expression for it; n8n 1.123.81 evaluates the
- * templates (webhook-helpers.js:510-514) in the isolate it takes for every webhook request anyway
- * (live-webhooks.js:127).
+ * templates (its evaluateResponseOptions) in the isolate it takes for every webhook request anyway
+ * (LiveWebhooks.executeWebhook).
  */
 const BY_SETTING = {
 	responseMode: answerAt.responseMode.template,

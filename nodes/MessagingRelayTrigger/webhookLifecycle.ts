@@ -9,13 +9,11 @@ import { keepManagedSecret } from './managedSecret';
 import { isManagedElsewhere } from './triggerSettings';
 
 /**
- * The trigger's whole webhook lifecycle (n8n's `webhookMethods.default`): on publish and at every
- * start n8n calls `checkExists`, then `create` when it said no; on unpublish (and when a test
- * listener ends) `delete`.
- *
- * The account has exactly ONE webhook, shared by every Messaging Relay Trigger of this n8n that
- * uses the same API key: the protocol is in nodes/shared/sharedWebhook/ and docs/shared-webhook.md. Nothing here
- * takes over a webhook that points at something else unless the user said so.
+ * The trigger's whole webhook lifecycle (n8n's `webhookMethods.default`): on publish and at every start n8n calls
+ * `checkExists`, then `create` when it said no; on unpublish (and when a test listener ends) `delete`. The account
+ * has exactly ONE webhook, shared by every Messaging Relay Trigger of this n8n that uses the same API key (the
+ * protocol: nodes/shared/sharedWebhook/, ./sharing/ and docs/shared-webhook.md). Nothing here takes over a webhook
+ * that points at something else unless the user said so.
  */
 
 async function whoAmI(context: IHookFunctions): Promise<Me> {

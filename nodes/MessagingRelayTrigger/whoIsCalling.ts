@@ -33,7 +33,7 @@ export async function whoIsCalling(
 		const bodyText = rawBodyText(context.getRequestObject());
 		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
 		if (outcome.kind === 'event') return { kind: 'trigger', bodyText };
-		// Answered once n8n saved it: "applied" means in the database (pauseSaving.ts relies on it).
+		// Answered once n8n saved it: "applied" means in the database (savedOutsideRun.ts relies on it).
 		if (outcome.kind === 'pause')
 			return {
 				kind: 'answered',

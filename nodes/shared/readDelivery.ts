@@ -52,8 +52,9 @@ export function contentTypeProblem(request: RawRequest): string | undefined {
 
 /**
  * A node of version 2 does not let n8n evaluate the version-1 "binary data" expression, and then
- * n8n parses only the content types it knows (webhook-helpers.js:878-896): a body sent without a
- * Content-Type is left unread. It is read here, up to MAX_BODY_BYTES, so it is judged like any other.
+ * n8n's parseRequestBody parses only the content types it knows (docs/per-delivery-findings.md,
+ * section 4): a body sent without a Content-Type is left unread. It is read here, up to
+ * MAX_BODY_BYTES, so it is judged like any other.
  */
 export async function readUnparsedBody(
 	request: RawRequest & AsyncIterable<unknown> & { readable?: boolean },

@@ -2,17 +2,11 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 /**
- * Where Reply's message came from. Directly after the trigger, the input item is the trigger's
- * item. After an AI Agent (or any other node) it is not: the agent outputs `{ output }`. Then
- * the received message is found the way an expression `{{ $('Trigger').itemMatching(i) }}`
- * finds it: through n8n's item pairing (each node's output item says which input item it came
- * from; the AI Agent pairs its answer with its prompt item), across any number of nodes.
- *
- * The public API for that is the workflow data proxy of IExecuteFunctions:
- * `this.getWorkflowDataProxy(i).$(nodeName).itemMatching(i)` (n8n-workflow
- * workflow-data-proxy.js, the `$()` proxy's pairedItem/itemMatching/item branch), which walks the
- * `pairedItem` chain through the run data and checks the node is upstream. Walking the run data
- * by hand would duplicate that and miss its cases (several inputs, pinned data, partial runs).
+ * Where Reply's message came from: the input item directly after the trigger; after an AI Agent (`{ output }`)
+ * or any other node, the item n8n's item pairing leads back to, across any number of nodes, found as
+ * `{{ $('Trigger').itemMatching(i) }}` finds it: the workflow data proxy of IExecuteFunctions,
+ * `this.getWorkflowDataProxy(i).$(nodeName).itemMatching(i)`, never a walk of the run data by hand (why:
+ * docs/ai-assistant.md, "Reply after the agent").
  */
 
 export interface ReplyTarget {

@@ -9,25 +9,11 @@ export interface AnswerEvents {
 }
 
 /**
- * A bounded record of deliveries by id (docs/shared-webhook.md, "What each trigger keeps"), used
- * twice:
- * - the holder's record (`pending`): deliveries it answered 503 because a member could not take
- *   them, and who already ran each ("A delivery at the holder");
- * - a member's record (`taken`): forwarded events it ran, so that a forward repeated because the
- *   holder's answer never reached the service runs nothing a second time ("Races").
- *
- * It lives in the workflow's static data, so it survives a restart and reaches other webhook
- * processes. But n8n loads static data at the start of each webhook request and writes the whole
- * object back at its end (live-webhooks.js:105-147, workflow-static-data.service.js:31-57): two
- * requests writing at the same time each save their own copy, and the later save drops the
- * other's entry (seen in the shared soak: eight deliveries answered 503 together, and at their
- * redelivery the holder ran some a second time). So each process also keeps the record in memory,
- * reads the union of both copies, and writes the union back: within one process no entry is lost;
- * across processes (queue mode) the static-data copy is what a request on another process sees.
- *
- * Issue 20 extends the entry, not the ledger: a set-aside member's missed events become entries of
- * the holder's record, and a member's "ran" can name the process life that started the run (so a
- * run that died with its process does not count as done).
+ * A bounded record of deliveries by id (docs/shared-webhook.md, "What each trigger keeps"): the holder's `pending`
+ * (deliveries it answered 503, and who already ran each) and a member's `taken` (forwarded events it ran, so a
+ * repeated forward runs nothing twice). In static data and in this process's memory, the union of both written
+ * back, because n8n saves each webhook request's whole copy of static data and the last save wins (why, with n8n's
+ * code: docs/design/n8n-internals.md, "The delivery ledger: static data saved whole").
  */
 export class DeliveryLedger {
 	private readonly inMemory = new Map<string, Record<string, LedgerEntry>>();
@@ -91,18 +77,11 @@ export class DeliveryLedger {
 	}
 
 	/**
-	 * Records a forwarded event whose answer n8n sends when its execution has ended
-	 * (acknowledgement.ts) as running, in this process's memory only, until that answer has gone
-	 * out. A 2xx: it ran; the entry stays and the next save of any request of the workflow carries
-	 * it to static data (record()). Anything else (n8n's 500 "Error in workflow" for a run that
-	 * failed, or for a job whose worker died; the run could not start), or the connection closing
-	 * first: forgotten, so the holder's next forward runs it.
-	 *
-	 * Not in this request's static data: n8n saves that before it sends the answer, also with a 500
-	 * "Error in workflow" (live-webhooks.js:141-147), so an entry there would outlive a failed run.
-	 * Nor in other requests' saves while it runs (record() leaves it out): a run cut with its worker
-	 * waits up to a minute for n8n to give it up, and forwards that ended meanwhile would save it
-	 * (queue hard-kill test, CI after the 5,000 soak: qd-7000040 lost).
+	 * Records a forwarded event whose answer n8n sends when its execution has ended (acknowledgement.ts) as running,
+	 * in this process's memory only, until that answer has gone out. A 2xx: it ran; the next save of any request
+	 * carries it to static data (record()). Anything else (n8n's 500 "Error in workflow" for a failed run or a dead
+	 * worker; a run that could not start), or the connection closing first: forgotten, so the next forward runs it.
+	 * Why never in static data before: docs/design/n8n-internals.md, "The delivery ledger: static data saved whole".
 	 */
 	recordUntilAnswered(
 		context: LedgerContext,

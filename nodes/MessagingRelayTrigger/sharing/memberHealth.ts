@@ -8,14 +8,11 @@ import type {
 } from '../../shared/sharedWebhook/webhookState';
 
 /**
- * The holder's view of each member's ability to take forwarded events, and what a member that
- * was set aside missed (docs/shared-webhook.md, "A member that cannot take events for long").
- *
- * Kept like the delivery records (deliveryLedger.ts): in the workflow's static data and in this
- * process's memory, merged on every read, because n8n saves each webhook request's whole copy of
- * static data and concurrent requests overwrite each other. Nothing is ever deleted by a write
- * that an older copy could undo: the state of a member is the newest write (`changedAt`), and
- * forgetting reported misses is a time (`clearedUpTo`) that only grows.
+ * The holder's view of each member's ability to take forwarded events, and what a member that was set aside
+ * missed (docs/shared-webhook.md, "A member that cannot take events for long"). Kept like the delivery records
+ * (deliveryLedger.ts): in static data and this process's memory, merged on every read, since concurrent requests'
+ * saves overwrite each other. No write an older copy could undo deletes anything: a member's state is the newest
+ * write (`changedAt`), and forgetting reported misses is a time (`clearedUpTo`) that only grows.
  */
 
 /** The bound and its costs. An object rather than constants so the tests can shorten them. */
@@ -214,12 +211,11 @@ export function forgetMissed(
 }
 
 /**
- * Writes this process's copy of the record into the request's static data when it says something
- * the stored one does not. For the holder's record of its own runs (ownRuns.ts): their verdicts
- * arrive after n8n saved the request that started them, so they reach the database with the next
- * request's save. Only a change that matters after a restart is written (another state, another
- * start of the failures, a count below the bound, misses): each write is a save of the whole
- * workflow row, and on SQLite every delivery writing one adds to the write lock's queue.
+ * Writes this process's copy of the record into the request's static data when it says something the stored one
+ * does not: for the holder's own runs (ownRuns.ts), whose verdicts arrive after n8n saved the request that started
+ * them. Only a change that matters after a restart is written (another state, another start of the failures, a
+ * count below the bound, misses): each write is a save of the whole workflow row, and on SQLite every delivery
+ * writing one adds to the write lock's queue.
  */
 export function carryToStaticData(context: ListenerContext, state: WebhookState, path: string) {
 	const memory = inMemory.get(processKey(context))?.[path];

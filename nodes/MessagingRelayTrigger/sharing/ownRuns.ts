@@ -5,16 +5,11 @@ import { failedHandoff, setAsideLimits, tookHandoff } from './memberHealth';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
- * The holder's record of its own runs (docs/shared-webhook.md, "A workflow whose runs keep
- * failing, wherever it stands"): kept like a member's record (memberHealth.ts), under the holder's
- * own path, so that a holder whose runs keep failing is set aside by the same bound.
- *
- * The verdict of a run is n8n's answer to the request that started it: with "When the Workflow
- * Finishes" n8n answers when the run has ended, 2xx or its 500 "Error in workflow"
- * (webhook-helpers.js:747-758; queue mode: the webhook process waits for the job,
- * workflow-runner.js:513-541). n8n saved the request's static data before that answer
- * (live-webhooks.js:141-147), so the verdict lands in this process's memory, and the next
- * delivery carries it to static data (memberHealth.ts, carryToStaticData).
+ * The holder's record of its own runs, kept like a member's record (memberHealth.ts) under its own path, so that a
+ * holder whose runs keep failing is set aside by the same bound. A run's verdict is n8n's answer to the request
+ * that started it (at the run's end: 2xx, or its 500 "Error in workflow"); n8n saved that request's static data
+ * before, so the verdict lands in memory and the next delivery carries it (memberHealth.ts, carryToStaticData).
+ * Why, with n8n's code: docs/shared-webhook.md, "Rule 2: the holder's own run counts like a member's hand-off".
  */
 export function watchOwnRun(context: IWebhookFunctions, state: WebhookState, ownPath: string) {
 	const response = context.getResponseObject() as unknown as AnswerEvents;

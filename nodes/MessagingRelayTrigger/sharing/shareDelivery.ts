@@ -28,12 +28,11 @@ export type SharedOutcome =
 const GO_ON: SharedOutcome = { kind: 'go on' };
 
 /**
- * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id, event type and the id a
- * set-aside member's report names it by (missedEventId.ts); `runsNow`: this trigger starts its execution now
- * (it wants the event and does not hold it in a burst); `answersAtStart`: n8n answers when the execution
- * starts, so the holder starts its own even when it answers 503; false when n8n answers at the
- * execution's end (acknowledgement.ts): the holder's run waits for the redelivery, and a member's
- * record of a forward counts only once its run has answered 2xx.
+ * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id, event type and the id a set-aside member's
+ * report names it by (missedEventId.ts); `runsNow`: this trigger starts its execution now (it wants the event and
+ * does not hold it in a burst); `answersAtStart`: n8n answers when the execution starts, so the holder starts its
+ * own even when it answers 503; false when n8n answers at the execution's end (acknowledgement.ts): the holder's
+ * run waits for the redelivery, and a member's record of a forward counts only once its run has answered 2xx.
  */
 export async function shareDelivery(
 	context: IWebhookFunctions,

@@ -11,31 +11,11 @@ import { heldSecret } from '../../shared/serviceSecret';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
- * Whether a delivery whose secret does not match is signed with the secret of a registration this
- * trigger has just made and n8n has not saved yet (docs/shared-webhook.md, "A registration not
- * saved yet"). Then the answer is 503 (deliver again), not 401.
- *
- * Why it happens: a PUT gives the service a new secret at once, but n8n saves the node's static
- * data only when the activation (or the takeover's webhook request) has finished
- * (active-workflow-manager.js:170 and :433), and every webhook request, in any process, reads the
- * static data from the database (live-webhooks.js:105-117). Until the save, every process
- * compares deliveries with the old secret.
- *
- * How it is told apart from a wrong secret, in any process: every registration's URL carries its
- * own stamp (registeredUrl.ts, `reg`), so the service's current URL differs from the one in the
- * saved state as soon as the service has a newer registration. One look at `GET /v1/webhook`:
- * - it names this trigger as holder, differs from the saved URL, and its stamp is at most
- *   UNSAVED_FOR_MS old: `unsaved`;
- * - the look failed: `unknown` (the caller cannot tell either, and answers 503 too);
- * - anything else (the saved registration, none, someone else's, an old one): `none`.
- *
- * What it costs: only a secret of the saved secret's length is looked into (the service issues
- * secrets of one format; anything else cannot be one of its). A look serves every delivery that
- * arrived before it started, and looks start at most once per LOOK_SPACING_MS per trigger and
- * process: a flood of wrong secrets costs at most one GET a second. A verdict is reused for the same
- * secret for VERDICT_FOR_MS. Never is a delivery judged by a look that started before it arrived
- * (that look may predate the PUT), nor by a verdict about another secret (a new secret cannot have
- * been seen before the PUT that made it).
+ * Whether a delivery whose secret does not match is signed with the secret of a registration this trigger has just
+ * made and n8n has not saved yet: then the answer is 503 (deliver again), not 401. One look at `GET /v1/webhook`:
+ * a registration naming this trigger as holder, not the saved URL, its stamp (`reg`) at most UNSAVED_FOR_MS old is
+ * `unsaved`; a failed look `unknown` (503 too); anything else `none`. Looks are spaced and shared; why, with n8n's
+ * code, and the races: docs/shared-webhook.md, "A registration not saved yet (no 401 for the new secret)".
  */
 export const UNSAVED_FOR_MS = 60_000;
 export const LOOK_SPACING_MS = 1_000;

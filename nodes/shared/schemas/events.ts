@@ -5,11 +5,9 @@ import { messageSchema, reducedMessageSchema } from './message';
 import { numberSchema } from './number';
 
 /**
- * The sixteen events of spec part 6, one schema each, and the TypeScript types derived from
- * them, so schemas and types cannot drift.
- *
- * Every schema passes unknown fields through (fields are added, never renamed). `occurredAt` is
- * optional because the v1 `message.received` did not carry it. `reason` and `origin` are open
+ * The sixteen events of spec part 6, one schema each, and the TypeScript types derived from them, so schemas
+ * and types cannot drift. Every schema passes unknown fields through (fields are added, never renamed).
+ * `occurredAt` is optional because the v1 `message.received` did not carry it. `reason` and `origin` are open
  * strings: the spec shows one sample value at most.
  */
 const base = <T extends string>(type: T) =>

@@ -1,13 +1,11 @@
 import { z } from 'zod';
 
 /**
- * A message as the eight message events carry it under `message` (spec 2.2).
- *
- * The seven original fields of `message.received` are required: the spec promises they stay.
- * The later additions are optional, so a v1 event with only the seven still parses. Open value
- * lists (`type`, `status`, `origin`) are plain strings; inner shapes the spec does not show
- * (`attachments` items, `replyTo`, `location`, `contacts`, `linkPreview`, `group`, `author`)
- * are accepted as any JSON value.
+ * A message as the eight message events carry it under `message` (spec 2.2). The seven original fields of
+ * `message.received` are required: the spec promises they stay. The later additions are optional, so a v1 event
+ * with only the seven still parses. Open value lists (`type`, `status`, `origin`) are plain strings; inner shapes
+ * the spec does not show (`attachments` items, `replyTo`, `location`, `contacts`, `linkPreview`, `group`,
+ * `author`) are accepted as any JSON value.
  */
 export const messageSchema = z
 	.object({

@@ -1,13 +1,11 @@
 import { signedWaitParams } from './waitingRunUrl';
 
 /**
- * A wait's resume path, as kept in the packed table (waitingRuns.ts). n8n's signed resume path of a
- * Send and Wait run is `<prefix>/<execution id>/<node id>?<the wait's own fields>&signature=<64 hex>`
- * (n8n-core's `getSignedResumeUrl`, `buildResumeUrlSuffix`): most of its 230 bytes repeat what the
- * row already holds. It is kept as `~<prefix>~<node id>~<signature>` (the default prefix empty, a
- * UUID node id and the signature in base64url) when rebuilding it from the row gives it back byte
- * for byte, otherwise whole. Half the bytes of a wait, and n8n loads them on every delivery
- * (docs/design/account-state.md, "What a delivery costs").
+ * A wait's resume path as kept in the packed table (waitingRuns.ts). n8n's signed resume path of a Send and Wait
+ * run, `<prefix>/<execution id>/<node id>?<the wait's own fields>&signature=<64 hex>` (n8n-core's `getSignedResumeUrl`,
+ * `buildResumeUrlSuffix`), 230 bytes, mostly repeats the row: it is kept as `~<prefix>~<node id>~<signature>` (the
+ * default prefix empty, a UUID node id, the signature in base64url) when rebuilding it from the row gives it back
+ * byte for byte, otherwise whole (docs/design/account-state.md, "What the nodes keep now: the AccountTable").
  */
 
 /** The fields of a wait the path is rebuilt from. */

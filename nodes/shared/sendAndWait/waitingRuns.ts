@@ -15,11 +15,10 @@ import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * The record of runs that wait for a contact's reply (Message → Send and Wait for Reply,
- * docs/design/durability-and-conversations.md §5). Every trigger of the account keeps it, from
- * the signed `wait` hand-offs the waiting node sends before and after its question, so that a
- * holder hand-over keeps it; only the holder routes replies with it (replyRouting.ts). It is an
- * AccountTable (accountTable.ts): one packed string in static data, found by chat, and a delivery
- * for a chat with no wait costs the same at 10,000 waits as at none (docs/design/account-state.md).
+ * docs/design/durability-and-conversations.md §5). Every trigger of the account keeps it from the signed `wait`
+ * hand-offs the waiting node sends, so that a holder hand-over keeps it; only the holder routes replies with it
+ * (replyRouting.ts). An AccountTable (accountTable.ts): one packed string in static data, found by chat, so a
+ * delivery for a chat with no wait costs the same at 10,000 waits as at none (docs/design/account-state.md).
  */
 /** A wait as kept: what the hand-offs said, and the delivery that resumed it, if one did. */
 export interface WaitEntry extends IDataObject {

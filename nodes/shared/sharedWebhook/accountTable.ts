@@ -5,17 +5,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { processKey, type ListenerContext } from '../processKey';
 
 /**
- * A record that grows with an account (the waiting runs, the paused chats), kept so that a delivery
- * does not pay for it (docs/design/account-state.md):
- * - in static data as ONE string of rows, not an object per row. n8n wraps every object of a
- *   workflow's static data in a Proxy each time it loads the workflow, that is on every delivery
- *   (n8n-workflow's ObservableObject.create, called by the Workflow constructor); a string is one
- *   value, whatever it holds;
- * - parsed by each process only when its revision (a token written with it) changed, and kept
- *   parsed, so reading one row is a Map lookup;
- * - in this process's memory too, merged into every write, because n8n saves each request's
- *   whole copy of static data and the last save wins: a row another request's save dropped comes
- *   back with this process's next write. Rows go only when `expired` says their owner is done.
+ * A record that grows with an account (the waiting runs, the paused chats), kept so that a delivery does not pay
+ * for it: ONE string of rows in static data (n8n's ObservableObject.create wraps every object there in a Proxy on
+ * every delivery), parsed only when its revision changed; and in this process's memory, merged into every write,
+ * since the last save of static data wins. Rows go only when `expired` says their owner is done. Why:
+ * docs/design/account-state.md, "What the nodes keep now: the AccountTable".
  */
 export interface TableShape<T> {
 	/** The static-data fields of the rows and of their revision. */
@@ -244,12 +238,10 @@ export class AccountTable<T> {
 	}
 
 	/**
-	 * Applies `changes` (a row merged in, or undefined: the row removed) to memory and static data,
-	 * drops expired rows (once a minute), and writes the rows back as one string with a new revision.
-	 * When static data is still this process's last write and nothing was removed, the changed rows
-	 * are appended to its string (a later line of an id merges onto the earlier one when read), so
-	 * recording one wait does not rebuild the others; the string is rebuilt when it has twice as
-	 * many lines as rows.
+	 * Applies `changes` (a row merged in, or undefined: the row removed) to memory and static data, drops expired
+	 * rows (once a minute), and writes the rows back as one string with a new revision. When static data is still
+	 * this process's last write and nothing was removed, the changed rows are appended to its string (a later line
+	 * of an id merges onto the earlier one when read); the string is rebuilt at twice as many lines as rows.
 	 */
 	write(
 		context: ListenerContext,

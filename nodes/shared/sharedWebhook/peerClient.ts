@@ -103,21 +103,20 @@ async function sendOnce(
 }
 
 /**
- * n8n's answer for a run that ended in an error, with "When the Workflow Finishes" (lastNode):
- * webhook-helpers.js:747-758. In queue mode also a job whose worker died (workflow-runner.js:106-231).
+ * n8n's answer for a run that ended in an error, with "When the Workflow Finishes" (lastNode), from its
+ * executeWebhook; in queue mode also for a job whose worker died (WorkflowRunner.processError). Where:
+ * docs/shared-webhook.md, "Rule 1: a forward answered "Error in workflow" is not tried again at once".
  */
 function ranAndFailed(body: unknown): boolean {
 	return (body as { message?: unknown } | undefined)?.message === 'Error in workflow';
 }
 
 /**
- * One signed hand-off; events are tried up to three times while the member refuses the
- * connection or answers 5xx. Not tried again at once (the service's redelivery, after the
- * holder's 503, comes back to it): a member that let a forward time out, and one whose run
- * happened and failed (n8n's "Error in workflow": a second try would only run the workflow again
- * and fail the same way, one more failed execution per try; docs/shared-webhook.md, "A workflow
- * whose runs keep failing"). `once`: a single try with this time-out (an event offered to a
- * set-aside member, memberHealth.ts).
+ * One signed hand-off; events are tried up to three times while the member refuses the connection or answers
+ * 5xx. Not tried again at once (the service's redelivery, after the holder's 503, comes back to it): a member that
+ * let a forward time out, and one whose run happened and failed (n8n's "Error in workflow": a second try would fail
+ * the same way; docs/shared-webhook.md, "A workflow whose runs keep failing"). `once`: a single try with this
+ * time-out (an event offered to a set-aside member, memberHealth.ts).
  */
 export async function sendHandoff(
 	context: ShareContext,

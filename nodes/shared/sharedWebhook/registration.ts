@@ -303,12 +303,11 @@ export type RegistrationCheck =
 	| { kind: 'not registered by this node' };
 
 /**
- * One look at the account's webhook (docs/shared-webhook.md, "Repair"). Every published trigger
- * of the account checks for itself; `lost`, `inactive` and `not listed` are repaired by joining again (n8n
- * publishes the workflow again), anything that is not this n8n's shared webhook of this account
- * key is only reported. trigger() gets no webhook URL from n8n: the URL is the one the lifecycle
- * stored at publish time. `whenMember` is told the holder's URL when this trigger is a listed
- * member, or the holder of a shared webhook (missedReport.ts asks the holder there).
+ * One look at the account's webhook (docs/shared-webhook.md, "Repair"), by every published trigger for itself:
+ * `lost`, `inactive` and `not listed` are repaired by joining again (n8n publishes the workflow again), anything
+ * that is not this n8n's shared webhook of this account key is only reported. The URL compared is the one the
+ * lifecycle stored at publish time (trigger() gets none from n8n). `whenMember` is told the holder's URL when this
+ * trigger is a listed member, or the holder of a shared webhook (missedReport.ts asks the holder there).
  */
 export async function checkRegistration(
 	this: ITriggerFunctions,

@@ -32,12 +32,11 @@ import { decide, type ApprovalWords } from './approval';
 import { resolveReplyTarget } from '../replyOrigin';
 
 /**
- * Message → Send and Wait for Reply (docs/design/durability-and-conversations.md §5): sends a
- * question, then the execution waits in n8n until the contact writes in that chat. The account's
- * triggers learn of the wait before the question goes out (a signed `wait` hand-off to each), and
- * the holder offers the contact's next message to the waiting run (replyRouting.ts) at n8n's
- * resume URL for this node; the node's webhook() takes it only when the account key signed it.
- * With no trigger published, the run holds the account's webhook itself (waitingHolder.ts, §5b).
+ * Message → Send and Wait for Reply (docs/design/durability-and-conversations.md §5): sends a question, then the
+ * execution waits in n8n until the contact writes in that chat. The account's triggers learn of the wait before
+ * the question goes out (a signed `wait` hand-off to each); the holder offers the contact's next message to the
+ * run at n8n's resume URL for this node (replyRouting.ts), and webhook() takes it only when the account key signed
+ * it. With no trigger published, the run holds the account's webhook itself (waitingHolder.ts, §5b).
  */
 
 /** n8n's "wait indefinitely" (n8n-nodes-base configureWaitTillDate.util.js: 3000-01-01). */

@@ -10,13 +10,11 @@ import { conflictError, registerOrExplain } from '../../../shared/sharedWebhook/
 import { waitFromUrl } from '../../../shared/sendAndWait/waitingRunUrl';
 
 /**
- * A Send and Wait for Reply run that holds the account's webhook itself, because no Messaging
- * Relay Trigger is published on the account (docs/design/durability-and-conversations.md §5b).
- * The registered URL is n8n's signed resume URL of the waiting node with the whole wait record
- * signed into it, so a trigger published later knows the wait from `GET /v1/webhook` alone. The
- * run keeps only a keyed hash of the secret the service gave it, in the run's custom data (n8n
- * saves it with the waiting run); it can never learn a newer secret, so nothing may take the
- * webhook from it but a trigger that then routes the run's answer.
+ * A Send and Wait for Reply run that holds the account's webhook itself, because no Messaging Relay Trigger is
+ * published on the account (docs/design/durability-and-conversations.md §5b). It registers n8n's signed resume
+ * URL with the whole wait record signed in (a trigger published later reads the wait from `GET /v1/webhook`), and
+ * keeps only a keyed hash of the service's secret, in the run's custom data. It can never learn a newer secret, so
+ * nothing may take the webhook from it but a trigger that then routes the run's answer.
  */
 
 /** The custom-data key of the hash of the service's secret (never the secret itself). */
