@@ -272,11 +272,11 @@ test('a member broken for longer than the bound is set aside: the service gets 2
  *     duplicates);
  *   - the service's failures stop within the bound (3 failed runs spanning 2 minutes), plus the
  *     time the runs and one retry interval take;
- *   - C's failed runs of one event before it is set aside: at most 8 (issue 26 measured about 16:
+ *   - C's failed runs of one event, over all of them: at most 8 (issue 26 measured about 16:
  *     each forward was tried three times);
- *   - C's registration check reports what it missed, naming each event in one report only: as a
- *     member, every event it selects (it runs none of them to success); as the holder, a part of
- *     them (5 of 23 in the run docs/shared-webhook.md records).
+ *   - C's registration check reports what it missed, naming each event in one report only,
+ *     matched id for id: every event it selects (it runs none of them to success), as a member and
+ *     as the holder (but for an own run that outlasted its offer, which n8n's log names).
  */
 const FAILING_SENDING_MS = 135_000;
 /**
@@ -478,7 +478,7 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 			reports: reports.length,
 		};
 		Object.assign(figures[soak.name] as object, {
-			check: { notTaken, lostA, lostB, duplicates, healthyFailed, before },
+			check: { notTaken, lostA, lostB, duplicates, healthyFailed, before, all },
 		});
 	}
 	report(
@@ -498,9 +498,16 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 				duplicates: string[];
 				healthyFailed: number;
 				before: number[];
+				all: number[];
 			};
 		};
-		expect({ soak: soak.name, ...f.check, before: Math.max(...f.check.before) <= 8 }).toEqual({
+		// At most 8 failed runs of C per event over all of them, before the set-aside and after.
+		expect({
+			soak: soak.name,
+			...f.check,
+			before: Math.max(...f.check.before) <= 8,
+			all: Math.max(...f.check.all) <= 8,
+		}).toEqual({
 			soak: soak.name,
 			notTaken: [],
 			lostA: [],
@@ -508,6 +515,7 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 			duplicates: [],
 			healthyFailed: 0,
 			before: true,
+			all: true,
 		});
 		// The bound (2 minutes from the first failure), the runs of the failure that reaches it,
 		// and one retry interval (30 s) of the events answered before it.
@@ -515,29 +523,42 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 		expect(f.failureWindowSeconds).toBeLessThanOrEqual(BOUND_MS / 1000 + 40);
 	}
 	// Where the owner sees what it missed: C's own registration check reports it, naming the
-	// events (registrationRepair.ts). As a member C is offered every event it selects and fails
-	// each: it missed them all (23 of 23 in the run docs/shared-webhook.md records), reported
-	// within a few checks (every 5 s). As the holder, a part of them (5 of 23 in that run), named
-	// once each.
+	// events (registrationRepair.ts), within a few checks (every 5 s): every event it selects, once
+	// (23 of 23 as a member and as the holder, 2026-11-26).
 	const listedOf = async (workflowId: string) => {
 		const reports = await missedReportsOf(workflowId);
 		const listed = reports.map((r) => missedEventsIn(r.description));
 		return { reports, listed, ids: listed.flatMap((l) => l?.events.map((e) => e.id) ?? []) };
 	};
+	// The holder's own run of an event, offered to it while set aside, that outlasted the offer is
+	// not a miss (fanOut.ts): n8n's log names each such event, and only those are excused.
+	const outlasted = () =>
+		new Set(
+			[...readN8nLog().matchAll(/its own run of event (\S+) outlasted the offer/g)].map(
+				(m) => m[1],
+			),
+		);
 	for (const { soak, deliveries, workflows } of soaks) {
 		const cSelects = deliveries.filter((d) => C_SELECTS.has(d.type)).map((d) => d.id);
+		// A member is offered every event it selects and fails each: it missed them all. So
+		// does the holder, but for an own run that outlasted its offer (named in the log).
+		const expected = () =>
+			soak.name === 'member' ? cSelects : cSelects.filter((id) => !outlasted().has(id));
 		let c = await listedOf(workflows.c);
 		await eventually(async () => {
 			c = await listedOf(workflows.c);
-			return soak.name === 'member' ? c.ids.length >= cSelects.length : c.reports.length > 0;
+			return c.ids.length >= expected().length;
 		}, 60_000).catch(() => undefined);
+		const excused = cSelects.filter((id) => !expected().includes(id));
 		report(`failing-workflow-${soak.name}-missed`, {
 			reports: c.reports.length,
 			listed: c.ids.length,
 			cSelects: cSelects.length,
+			excusedOutlastedOffer: excused,
 			notSelected: c.ids.filter((id) => !cSelects.includes(id)),
 			selectedNotListed: cSelects.filter((id) => !c.ids.includes(id)),
 		});
+		expect(excused.length).toBeLessThanOrEqual(3);
 		expect(c.reports.length).toBeGreaterThan(0);
 		// Each report lists every event it counts, of the types C selects.
 		expect(
@@ -556,6 +577,7 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 		// No event named twice, none that C does not select.
 		expect(new Set(c.ids).size).toBe(c.ids.length);
 		expect(c.ids.filter((id) => !cSelects.includes(id))).toEqual([]);
-		if (soak.name === 'member') expect([...c.ids].sort()).toEqual([...cSelects].sort());
+		// Matched id for id: every event it missed, and no other.
+		expect([...c.ids].sort()).toEqual([...expected()].sort());
 	}
 }, 600_000);

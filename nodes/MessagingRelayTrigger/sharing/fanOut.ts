@@ -106,8 +106,13 @@ export async function fanOut(
 			if (!ignoredIt(answer.body)) tookHandoff(context, state, path);
 		} else if (answer.kind === 'unavailable' && path === ownPath) {
 			// Its own run: the request that ran it counts the verdict (ownRuns.ts). One that
-			// outlasted the offer may still succeed: not a miss.
+			// outlasted the offer may still succeed: not a miss, and said so (its execution shows
+			// how it ended).
 			if (!answer.timedOut) missedEvent(context, state, path, id, event);
+			else
+				context.logger.warn(
+					`Messaging Relay Trigger: its own run of event ${event.missedId} outlasted the offer to it while set aside: not counted as missed; its execution shows how it ended.`,
+				);
 		} else if (answer.kind === 'unavailable') {
 			const health = failedHandoff(context, state, path);
 			if (!health.setAside) {
