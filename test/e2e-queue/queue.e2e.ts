@@ -804,6 +804,32 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		const redelivered = (id: string) =>
 			cutAttempts(deliveries.find((d) => d.id === id)?.result?.attempts ?? [], kills).length > 0;
 		const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
+		// What each kill proved: the events it cut that then ran to success. The webhook process's
+		// kill cuts attempts in flight at it (their runs go on, or stay `new`); a worker's kill cuts
+		// the runs it had started (rule 1 of hardKillJudge.ts). A kill that cut nothing proved nothing.
+		const succeededLater = (workflowId: string, id: string | null, after: number) =>
+			rows.some(
+				(r) =>
+					r.workflowId === workflowId &&
+					r.deliveryId === id &&
+					r.status === 'success' &&
+					(times.get(r.id)?.startedAt ?? 0) > after,
+			);
+		const provedPerKill = kills.map((k) => {
+			if (k.process === 'webhook') {
+				return deliveries.filter(
+					(d) =>
+						cutAttempts(d.result?.attempts ?? [], [k]).length > 0 &&
+						expected.some((p) => p.id === d.id && succeededLater(p.workflowId, d.id, k.killedAt)),
+				).length;
+			}
+			const explained = notSucceeded.filter(
+				(r) => r.status !== 'new' && verdict.unexplainedRuns.every((u) => u.id !== r.id),
+			);
+			return explained.filter((r) =>
+				succeededLater(r.workflowId, r.deliveryId ?? createdFor[r.id] ?? null, k.killedAt),
+			).length;
+		});
 		report('queue-hard-kill', {
 			deliveries: deliveries.length,
 			pairs: expected.length,
@@ -850,6 +876,8 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			runsCutByAKill: notSucceeded.filter((r) =>
 				verdict.unexplainedRuns.every((u) => u.id !== r.id),
 			).length,
+			// Per kill, the events it cut that then ran to success (asserted above 0).
+			provedPerKill: kills.map((k, i) => ({ process: k.process, cutThenRan: provedPerKill[i] })),
 			notSucceededOutcomes: storedOutcomes(notSucceeded.map((r) => r.id)),
 			attemptsOfDeliveriesThatFailedOnce: deliveries
 				.filter((d) => d.result?.attempts.some((a) => a.status !== 200))
@@ -867,16 +895,21 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		// queued by the killed webhook process): a node's error retried by the sender fails here.
 		expect(verdict.unexplainedRuns).toEqual([]);
 		// Only a delivery the service sent again because a kill cut an attempt can have run twice,
-		// one extra run per cut attempt, and never more than what was in flight at the two kills
-		// (4 deliveries, 2 workflows each).
+		// one extra run per cut attempt. (That bounds them by what was in flight at the two kills,
+		// 4 deliveries of 2 workflows each: no assertion of its own, it cannot fail on its own.)
 		expect(ranTwice.filter((p) => !redelivered(p.id))).toEqual([]);
 		expect(verdict.extraRunsUnexplained).toEqual([]);
-		expect(ranTwice.length).toBeLessThanOrEqual(2 * 4 * 2);
-		// The service saw failures only around the kills, and for a bounded time after n8n was back.
+		// The service saw failures only around the kills, each tied to one (hardKillJudge.ts, rule 3,
+		// whose windows end at the bound after n8n is back: a later failure is tied to none and fails
+		// here; the figures per kill are reported, not asserted again).
 		expect(verdict.failuresNotAtAKill).toEqual([]);
-		for (const k of verdict.failuresAfterBack)
-			expect(k.lastFailureSentAfterBackMs ?? -Infinity).toBeLessThanOrEqual(k.boundSentAfterBackMs);
 		expect(kills.map((k) => k.process)).toEqual(['webhook', 'worker1']);
+		// Each kill cut something that then ran again: otherwise this run proved nothing about it.
+		expect(
+			provedPerKill.map((n, i) =>
+				n > 0 ? 'cut and ran again' : `${kills[i].process}: proved nothing`,
+			),
+		).toEqual(['cut and ran again', 'cut and ran again']);
 		for (const id of ids) await mainApi.api('POST', `/workflows/${id}/deactivate`);
 	}, 900_000);
 

@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { runChatOrdered } from '../chatOrderedPool';
 import { unwrapObject, parseResource } from '../../shared/responses';
-import { sentMessageSchema } from '../../shared/schemas/sentMessage';
+import { sentMessageSchema } from '../sentMessage';
 import { nodeOf, relayApiRequest } from '../../shared/transport';
 import { normaliseRecipient, requireId, requireText } from '../validation';
 import { markdownToWhatsApp } from '../whatsappFormat';
