@@ -786,7 +786,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		);
 		const notSucceeded = rows.filter((r) => r.status !== 'success');
 		const createdFor = enqueuedDeliveries();
-		const verdict = judgeHardKill({
+		const judged = {
 			runs: rows.map((r) => ({
 				id: r.id,
 				workflowId: r.workflowId,
@@ -798,7 +798,11 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			deliveries: deliveries.map((d) => ({ id: d.id, attempts: d.result?.attempts ?? [] })),
 			kills,
 			workerLogs: [readLog('worker1'), readLog('worker2')],
-		});
+		};
+		const verdict = judgeHardKill(judged);
+		// The whole timeline the judge saw, kept with the run's artifacts: a unit test's fixture
+		// (test/judges/) is made from one, so that each rule is shown on a real run.
+		report('queue-hard-kill-timeline', judged, { quiet: true });
 		// A redelivery that can run an event again: an attempt cut by a kill (dropped, timed out or
 		// answered 5xx while in flight at it), not merely a second attempt.
 		const redelivered = (id: string) =>

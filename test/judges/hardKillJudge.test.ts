@@ -35,6 +35,18 @@ const input = {
 	kills,
 	workerLogs: [killedLife],
 };
+/**
+ * A later run of the same test (fixtures/queue-hard-kill-2026-11-26.json), recorded with what rules 2 and 3
+ * now read: every attempt's answer (HAProxy's 503 page, the holder's 503) and every run's createdAt.
+ */
+const run26 = JSON.parse(
+	readText('test', 'judges', 'fixtures', 'queue-hard-kill-2026-11-26.json'),
+) as Parameters<typeof judgeHardKill>[0];
+const [webhookKill26, workerKill26] = run26.kills;
+/** HAProxy's page while no webhook process is ready, and the holder's 503 for a member still running its forward. */
+const BALANCER_PAGE =
+	'<html><body><h1>503 Service Unavailable</h1>\nNo server is available to handle this request.\n</body></html>\n';
+const STILL_RUNNING = '{"error":"A workflow sharing this webhook could not take the event yet"}';
 const ok = (a: Partial<DeliveryAttempt> & { at: number }): DeliveryAttempt => ({
 	outcome: 'status',
 	status: 200,
@@ -43,31 +55,6 @@ const ok = (a: Partial<DeliveryAttempt> & { at: number }): DeliveryAttempt => ({
 });
 
 describe("the SIGKILL test's rules on its run of 2026-11-25", () => {
-	test("every run that did not succeed was cut by worker1's kill; every double run follows attempts cut by a kill; failures only around the kills", () => {
-		expect(judgeHardKill(input)).toEqual({
-			unexplainedRuns: [],
-			extraRunsUnexplained: [],
-			failuresNotAtAKill: [],
-			failuresAfterBack: [
-				// The last 503 came 3.2 s before the webhook process was ready again.
-				{
-					process: 'webhook',
-					lastFailureSentAfterBackMs: -3250,
-					lastFailureSeenAfterBackMs: -3247,
-					boundSentAfterBackMs: BALANCER_GRACE_MS,
-				},
-				// Two attempts in flight at worker1's kill timed out 7.6 s after it was back (28.4 s after the kill).
-				{
-					process: 'worker1',
-					lastFailureSentAfterBackMs: -22_367,
-					lastFailureSeenAfterBackMs: 7637,
-					boundSentAfterBackMs:
-						workerKill.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS - workerKill.backAt,
-				},
-			],
-		});
-	});
-
 	test("qd-7000031 ran three times in the logger: one dropped attempt at the webhook's kill, one timed out across worker1's", () => {
 		const attempts = run.failedDeliveries.find((d) => d.id === 'qd-7000031')!.attempts;
 		expect(cutAttempts(attempts, kills).map((a) => a.outcome)).toEqual(['dropped', 'timeout']);
@@ -81,31 +68,138 @@ describe("the SIGKILL test's rules on its run of 2026-11-25", () => {
 	});
 });
 
+describe("the SIGKILL test's rules on its run of 2026-11-26 (answers and creation times recorded)", () => {
+	test("every run that did not succeed was cut by worker1's kill; every double run is carried by attempts cut by a kill; failures only around the kills, each by what it was", () => {
+		expect(judgeHardKill(run26)).toEqual({
+			unexplainedRuns: [],
+			extraRunsUnexplained: [],
+			failuresNotAtAKill: [],
+			failuresAfterBack: [
+				// HAProxy's last 503 came 1.3 s before the webhook process was ready again.
+				{
+					process: 'webhook',
+					lastFailureSentAfterBackMs: -1314,
+					lastFailureSeenAfterBackMs: -1307,
+					boundSentAfterBackMs: BALANCER_GRACE_MS,
+				},
+				// The holder's 503 for a member still running a job worker1 held: 57 s after worker1 was back.
+				{
+					process: 'worker1',
+					lastFailureSentAfterBackMs: 57_171,
+					lastFailureSeenAfterBackMs: 58_218,
+					boundSentAfterBackMs:
+						workerKill26.killedAt +
+						CUT_JOB_FAILED_WITHIN_MS +
+						BALANCER_GRACE_MS -
+						workerKill26.backAt,
+				},
+			],
+		});
+	});
+
+	const withAttempt = (
+		id: string,
+		change: (a: DeliveryAttempt) => DeliveryAttempt | undefined,
+	) => ({
+		...run26,
+		deliveries: run26.deliveries.map((d) => ({
+			...d,
+			attempts: d.id === id ? d.attempts.map(change).filter((a) => a !== undefined) : d.attempts,
+		})),
+	});
+	const balancer503 = run26.deliveries.flatMap((d) =>
+		d.attempts.filter((a) => a.answer === BALANCER_PAGE).map((a) => ({ id: d.id, a })),
+	)[0];
+	const stillRunning503 = run26.deliveries.flatMap((d) =>
+		d.attempts.filter((a) => a.answer === STILL_RUNNING).map((a) => ({ id: d.id, a })),
+	)[0];
+
+	test("a 503 while the webhook process is down is excused only as HAProxy's own page", () => {
+		expect(balancer503.a.at).toBeGreaterThan(webhookKill26.killedAt);
+		const other = withAttempt(balancer503.id, (a) =>
+			a === balancer503.a ? { ...a, answer: '{"message":"Error in workflow"}' } : a,
+		);
+		expect(judgeHardKill(other).failuresNotAtAKill.map((f) => f.deliveryId)).toEqual([
+			balancer503.id,
+		]);
+	});
+
+	test("HAProxy's 503 while a worker is down is not that kill's: the webhook process went on serving", () => {
+		const during = { ...balancer503.a, at: workerKill26.killedAt + 2_000, ms: 3 };
+		const moved = withAttempt(balancer503.id, (a) => (a === balancer503.a ? during : a));
+		expect(judgeHardKill(moved).failuresNotAtAKill).toEqual([
+			{ deliveryId: balancer503.id, attempt: during },
+		]);
+	});
+
+	test("after a worker's kill only the trigger's own 503 for a run still going is excused, not another failure", () => {
+		const other = withAttempt(stillRunning503.id, (a) =>
+			a === stillRunning503.a
+				? { ...a, status: 500, answer: '{"message":"Error in workflow"}' }
+				: a,
+		);
+		expect(judgeHardKill(other).failuresNotAtAKill.map((f) => f.deliveryId)).toEqual([
+			stillRunning503.id,
+		]);
+	});
+
+	test('a second run must be carried by its own cut attempt', () => {
+		// qd-7000054 ran twice in one workflow: first in the attempt worker1's kill cut, then in the
+		// redelivery that got its 2xx.
+		const twice = run26.runs.filter(
+			(r) => r.deliveryId === 'qd-7000054' && r.workflowId === 'bVEDYQpRjVgKGVSa',
+		);
+		expect(twice.map((r) => r.status)).toEqual(['error', 'success']);
+		const extra = (change: Partial<Parameters<typeof judgeHardKill>[0]>) =>
+			judgeHardKill({ ...run26, ...change }).extraRunsUnexplained.map((p) => p.why);
+		// Without the cut attempt, both runs are carried by attempts no kill cut.
+		const cutOnes = new Set(
+			cutAttempts(run26.deliveries.find((d) => d.id === 'qd-7000054')!.attempts, run26.kills),
+		);
+		expect(cutOnes.size).toBe(1);
+		const asIfAnswered = withAttempt('qd-7000054', (a) =>
+			cutOnes.has(a) ? { ...a, outcome: 'status', status: 200, answer: undefined } : a,
+		);
+		expect(extra(asIfAnswered)).toEqual(['2 runs carried by attempts no kill cut']);
+		// Both created within the last attempt: one attempt cannot carry two runs.
+		const last = twice[1].createdAt!;
+		expect(
+			extra({ runs: run26.runs.map((r) => (r === twice[0] ? { ...r, createdAt: last } : r)) }),
+		).toEqual([`runs of one attempt: ${twice[1].id} and another`]);
+		// A run created when no attempt of its delivery was in flight.
+		expect(
+			extra({ runs: run26.runs.map((r) => (r === twice[0] ? { ...r, createdAt: null } : r)) }),
+		).toEqual([`run ${twice[0].id} was created outside every attempt of its delivery`]);
+	});
+});
+
 describe('each rule bites', () => {
 	test('an intermittent node error, retried by the sender and run again, is not "cut and run again"', () => {
-		// qd-7000040 got 500 (the run failed in its Wait node, nowhere near a kill), then 200.
-		const at = workerKill.backAt + 10_000;
+		// qd-7000940 got 500 (the run failed in its Wait node, nowhere near a kill), then 200.
+		const at = workerKill26.backAt + 10_000;
 		const verdict = judgeHardKill({
-			...input,
+			...run26,
 			runs: [
-				...runs,
+				...run26.runs,
 				{
 					id: '120',
 					workflowId: 'logger',
-					deliveryId: 'qd-7000040',
+					deliveryId: 'qd-7000940',
 					status: 'error',
+					createdAt: at + 10,
 					startedAt: at,
 				},
 				{
 					id: '121',
 					workflowId: 'logger',
-					deliveryId: 'qd-7000040',
+					deliveryId: 'qd-7000940',
 					status: 'success',
+					createdAt: at + 1_410,
 					startedAt: at + 2_000,
 				},
 			],
 			outcomes: {
-				...run.outcomes,
+				...run26.outcomes,
 				'120': {
 					error: {
 						message: 'Something failed',
@@ -117,9 +211,9 @@ describe('each rule bites', () => {
 				},
 			},
 			deliveries: [
-				...run.failedDeliveries,
+				...run26.deliveries,
 				{
-					id: 'qd-7000040',
+					id: 'qd-7000940',
 					attempts: [ok({ at, status: 500, ms: 1_200 }), ok({ at: at + 1_400 })],
 				},
 			],
@@ -128,55 +222,79 @@ describe('each rule bites', () => {
 			{
 				id: '120',
 				workflowId: 'logger',
-				deliveryId: 'qd-7000040',
+				deliveryId: 'qd-7000940',
 				status: 'error',
 				why: 'the node "Wait" failed: Something failed',
 			},
 		]);
 		expect(verdict.extraRunsUnexplained).toEqual([
-			{ workflowId: 'logger', deliveryId: 'qd-7000040', runs: 2, cutAttempts: 0 },
+			{
+				workflowId: 'logger',
+				deliveryId: 'qd-7000940',
+				runs: 2,
+				cutAttempts: 0,
+				why: '2 runs carried by attempts no kill cut',
+			},
 		]);
 		expect(verdict.failuresNotAtAKill).toHaveLength(1);
 	});
 
 	test("a second run after a trigger's own 503 (not across a kill) is not a redelivery", () => {
-		const at = workerKill.backAt + 20_000;
+		const at = workerKill26.backAt + 20_000;
 		const verdict = judgeHardKill({
-			...input,
+			...run26,
 			runs: [
-				...runs,
+				...run26.runs,
 				{
 					id: '130',
 					workflowId: 'reply',
-					deliveryId: 'qd-7000050',
+					deliveryId: 'qd-7000950',
 					status: 'success',
+					createdAt: at + 5,
 					startedAt: at,
 				},
 				{
 					id: '131',
 					workflowId: 'reply',
-					deliveryId: 'qd-7000050',
+					deliveryId: 'qd-7000950',
 					status: 'success',
+					createdAt: at + 5_005,
 					startedAt: at + 5_000,
 				},
 			],
 			deliveries: [
-				...run.failedDeliveries,
-				{ id: 'qd-7000050', attempts: [ok({ at, status: 503, ms: 20 }), ok({ at: at + 5_000 })] },
+				...run26.deliveries,
+				{ id: 'qd-7000950', attempts: [ok({ at, status: 503, ms: 20 }), ok({ at: at + 5_000 })] },
 			],
 		});
 		expect(verdict.extraRunsUnexplained).toEqual([
-			{ workflowId: 'reply', deliveryId: 'qd-7000050', runs: 2, cutAttempts: 0 },
+			{
+				workflowId: 'reply',
+				deliveryId: 'qd-7000950',
+				runs: 2,
+				cutAttempts: 0,
+				why: '2 runs carried by attempts no kill cut',
+			},
 		]);
-		expect(verdict.failuresNotAtAKill.map((f) => f.deliveryId)).toEqual(['qd-7000050']);
+		expect(verdict.failuresNotAtAKill.map((f) => f.deliveryId)).toEqual(['qd-7000950']);
 	});
 
 	test('one cut attempt explains one extra run, not two', () => {
-		const more = runs
-			.filter((r) => r.deliveryId === 'qd-7000030' && r.workflowId === 'reply')
-			.map((r) => ({ ...r, id: `${r.id}-again` }));
-		expect(judgeHardKill({ ...input, runs: [...runs, ...more] }).extraRunsUnexplained).toEqual([
-			{ workflowId: 'reply', deliveryId: 'qd-7000030', runs: 4, cutAttempts: 1 },
+		// qd-7000054 ran twice in one workflow on its run of 2026-11-26, one cut attempt: two more
+		// runs of the same attempts are one too many for each.
+		const pair = (r: KillRun) =>
+			r.deliveryId === 'qd-7000054' && r.workflowId === 'bVEDYQpRjVgKGVSa';
+		const more = run26.runs.filter(pair).map((r) => ({ ...r, id: `${r.id}-again` }));
+		expect(
+			judgeHardKill({ ...run26, runs: [...run26.runs, ...more] }).extraRunsUnexplained,
+		).toEqual([
+			{
+				workflowId: 'bVEDYQpRjVgKGVSa',
+				deliveryId: 'qd-7000054',
+				runs: 4,
+				cutAttempts: 1,
+				why: `runs of one attempt: ${more[0].id} and another`,
+			},
 		]);
 	});
 
@@ -321,42 +439,43 @@ describe('each rule bites', () => {
 		// sent 1.1 s after is not (it had routed to it by then).
 		const judged = (a: DeliveryAttempt) =>
 			judgeHardKill({
-				...input,
+				...run26,
 				deliveries: [
-					...run.failedDeliveries,
-					{ id: 'qd-7000060', attempts: [a, ok({ at: a.at + 1_300 })] },
+					...run26.deliveries,
+					{ id: 'qd-7000960', attempts: [a, ok({ at: a.at + 1_300 })] },
 				],
 			});
 		expect(
-			judged(ok({ at: webhookKill.backAt + 900, status: 503, ms: 5 })).failuresNotAtAKill,
+			judged(ok({ at: webhookKill26.backAt + 900, status: 503, ms: 5, answer: BALANCER_PAGE }))
+				.failuresNotAtAKill,
 		).toEqual([]);
 		expect(
-			judged(ok({ at: webhookKill.backAt + 1_100, status: 503, ms: 5 })).failuresNotAtAKill.map(
-				(f) => f.deliveryId,
-			),
-		).toEqual(['qd-7000060']);
+			judged(
+				ok({ at: webhookKill26.backAt + 1_100, status: 503, ms: 5, answer: BALANCER_PAGE }),
+			).failuresNotAtAKill.map((f) => f.deliveryId),
+		).toEqual(['qd-7000960']);
 		// A failure before any kill.
-		const early = ok({ at: webhookKill.killedAt - 5_000, status: 500, ms: 100 });
+		const early = ok({ at: webhookKill26.killedAt - 5_000, status: 500, ms: 100 });
 		expect(
-			judgeHardKill({ ...input, deliveries: [{ id: 'qd-7000062', attempts: [early] }] })
+			judgeHardKill({ ...run26, deliveries: [{ id: 'qd-7000962', attempts: [early] }] })
 				.failuresNotAtAKill,
-		).toEqual([{ deliveryId: 'qd-7000062', attempt: early }]);
+		).toEqual([{ deliveryId: 'qd-7000962', attempt: early }]);
 	});
 
 	test('the trigger\'s 503 "still running" after a worker\'s kill counts only for a delivery whose attempt that kill cut, and only until bull has failed the job', () => {
-		// As in the run of 2026-11-25 22:58 (queue-hard-kill.json): qd-7000028's attempt in flight at
+		// As in the run of 2026-11-25 22:58 (queue-hard-kill.json): qd-7000928's attempt in flight at
 		// worker1's kill timed out, then its redeliveries got the member's 503 "still running" every
 		// ~5.5 s until 82 s after the kill (when bull failed the cut job), 57 s after worker1 was back.
-		const k = workerKill;
+		const k = workerKill26;
 		const cut = ok({ at: k.killedAt - 1_900, outcome: 'timeout', status: undefined, ms: 30_004 });
 		const stillRunning = [
 			32_490, 38_434, 44_213, 49_464, 54_853, 60_209, 65_363, 70_952, 76_496, 81_888,
-		].map((after) => ok({ at: k.killedAt + after, status: 503, ms: 1_300 }));
+		].map((after) => ok({ at: k.killedAt + after, status: 503, ms: 1_300, answer: STILL_RUNNING }));
 		const accepted = ok({ at: k.killedAt + 125_000 });
 		const judged = (attempts: DeliveryAttempt[]) =>
 			judgeHardKill({
-				...input,
-				deliveries: [...run.failedDeliveries, { id: 'qd-7000028', attempts }],
+				...run26,
+				deliveries: [...run26.deliveries, { id: 'qd-7000928', attempts }],
 			});
 		const verdict = judged([cut, ...stillRunning, accepted]);
 		expect(verdict.failuresNotAtAKill).toEqual([]);
@@ -369,44 +488,48 @@ describe('each rule bites', () => {
 		// Without the cut attempt, the same 503s are not the kill's.
 		expect(
 			judged([...stillRunning, accepted]).failuresNotAtAKill.filter(
-				(f) => f.deliveryId === 'qd-7000028',
+				(f) => f.deliveryId === 'qd-7000928',
 			),
 		).toHaveLength(stillRunning.length);
 		// A cut attempt of another delivery does not cover this one's.
 		const other = judgeHardKill({
-			...input,
+			...run26,
 			deliveries: [
-				...run.failedDeliveries,
-				{ id: 'qd-7000029', attempts: [cut, accepted] },
-				{ id: 'qd-7000028', attempts: [...stillRunning, accepted] },
+				...run26.deliveries,
+				{ id: 'qd-7000929', attempts: [cut, accepted] },
+				{ id: 'qd-7000928', attempts: [...stillRunning, accepted] },
 			],
 		});
 		expect(other.failuresNotAtAKill).toHaveLength(stillRunning.length);
 		// A later run of the test (2026-11-25 23:08) saw the last 503 sent 100.8 s after the kill
 		// (bull's stall check skipped a turn): within the bound.
 		expect(
-			judged([cut, ok({ at: k.killedAt + 100_831, status: 503, ms: 1_361 }), accepted])
-				.failuresNotAtAKill,
+			judged([
+				cut,
+				ok({ at: k.killedAt + 100_831, status: 503, ms: 1_361, answer: STILL_RUNNING }),
+				accepted,
+			]).failuresNotAtAKill,
 		).toEqual([]);
 		// Past the time bull takes to fail the cut job (120 s + the balancer's 1 s): not the kill's.
 		const late = ok({
 			at: k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS + 1,
 			status: 503,
 			ms: 1_300,
+			answer: STILL_RUNNING,
 		});
 		expect(judged([cut, late, accepted]).failuresNotAtAKill).toEqual([
-			{ deliveryId: 'qd-7000028', attempt: late },
+			{ deliveryId: 'qd-7000928', attempt: late },
 		]);
 		// Only a worker's kill holds a job: after the webhook process's kill the same 503s are not explained.
 		const afterWebhookKill = judgeHardKill({
-			...input,
-			kills: [webhookKill],
+			...run26,
+			kills: [webhookKill26],
 			deliveries: [
 				{
-					id: 'qd-7000028',
+					id: 'qd-7000928',
 					attempts: [
-						{ ...cut, at: webhookKill.killedAt - 100 },
-						...stillRunning.map((a) => ({ ...a, at: a.at - k.killedAt + webhookKill.backAt })),
+						{ ...cut, at: webhookKill26.killedAt - 100 },
+						...stillRunning.map((a) => ({ ...a, at: a.at - k.killedAt + webhookKill26.backAt })),
 					],
 				},
 			],

@@ -6,7 +6,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export function report(name: string, data: Record<string, unknown>): void {
+/** `quiet`: kept, not printed (a whole timeline, for a fixture). */
+export function report(name: string, data: object, { quiet = false } = {}): void {
 	const folder = process.env.RELAY_ARTIFACTS;
 	if (!folder)
 		throw new Error(
@@ -14,5 +15,9 @@ export function report(name: string, data: Record<string, unknown>): void {
 		);
 	const file = join(folder, `${name}.json`);
 	writeFileSync(file, JSON.stringify(data, null, 2));
-	console.log(`${name}: ${JSON.stringify(data, null, 2)}\n(saved to ${file})`);
+	console.log(
+		quiet
+			? `${name}: saved to ${file}`
+			: `${name}: ${JSON.stringify(data, null, 2)}\n(saved to ${file})`,
+	);
 }

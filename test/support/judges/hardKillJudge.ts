@@ -19,25 +19,24 @@
  *      (`new`, notCutBeforeEnqueue).
  *   2. A delivery runs more than once in a workflow only after the service sent it again because
  *      an attempt was cut by a kill: an attempt in flight when a process was killed
- *      (`at` <= kill <= `at` + ms) that was dropped, timed out or answered 5xx. A 503 from the
- *      balancer while the process was down, or a trigger's own 503, reached no run and explains
- *      no second run. Each such attempt explains at most one extra run.
+ *      (`at` <= kill <= `at` + ms) that was dropped, timed out or answered 5xx. Each run is tied to
+ *      the attempt that carried it: the one in flight when n8n created the execution (its
+ *      `createdAt`; a member's run is created inside the holder's request, so within the service's
+ *      attempt too). Every run but one must be carried by a cut attempt, no attempt carries two
+ *      runs, and a run created outside every attempt is unexplained.
  *   3. The service sees failures only around a kill, each tied to it by what it was, and for a
  *      bounded time after n8n is back. A failed attempt belongs to a kill when it was in flight at
- *      it; else when it was sent while the killed process was down (up to BALANCER_GRACE_MS after
- *      it answered ready: HAProxy checks readiness every 500 ms, `inter 500ms rise 1`,
- *      test/support/stack/balancer.ts); else, for a worker's kill, when an earlier attempt of the
- *      same delivery was cut by it and it was sent within CUT_JOB_FAILED_WITHIN_MS of the kill.
- *      That last class is the trigger's own 503 "still running" (shareDelivery.ts): the member's
- *      forward of the event waits for the job the killed worker held, which bull fails only once
- *      that worker's lock has expired and a stall check ran (maxStalledCount 0,
- *      n8n/dist/scaling/scaling.service.js:120; lockDuration 60 s, stalledInterval 30 s,
- *      @n8n/config/dist/configs/scaling-mode.config.js:169-171, and a stall check every 30 to
- *      60 s), so the service sees 503 for it until then: up to 120 s after the kill
- *      (CUT_JOB_FAILED_WITHIN_MS), whenever the worker is back. Anything else fails.
- *      The figures per kill (the last failure sent and seen, after the process was back) are
- *      reported; a failure is seen at most one attempt's time (the sender's timeout) after it
- *      was sent.
+ *      it (a process died under it). Else, by its answer: HAProxy's own 503 page ("No server is
+ *      available", test/support/stack/balancer.ts), sent while the killed webhook process was down
+ *      (up to BALANCER_GRACE_MS after it answered ready: HAProxy checks readiness every 500 ms);
+ *      never for a worker's kill, when the webhook process goes on serving. Else the trigger's own
+ *      503 for an event a workflow still runs ("still running the event", or the holder's "could not
+ *      take the event yet" for a member that still runs it), for a worker's kill that cut an earlier
+ *      attempt of the same delivery, sent within CUT_JOB_FAILED_WITHIN_MS of the kill: the member's
+ *      forward waits for the job the killed worker held, which bull fails only once that worker's lock
+ *      has expired and a stall check ran (docs/design/n8n-internals.md and the constant below).
+ *      Anything else fails. The figures per kill (the last failure sent and seen, after the process
+ *      was back) are reported.
  */
 import type { DeliveryAttempt } from '../../fixtures/retrying-sender';
 import { STALLED_JOB, type StoredOutcome } from './workerShutdownRace';
@@ -78,6 +77,11 @@ export const BALANCER_GRACE_MS = 1_000;
  * run of the test: the member's 503 "still running" was still sent 100.8 s after the kill.)
  */
 export const CUT_JOB_FAILED_WITHIN_MS = 60_000 + 2 * 30_000;
+
+/** HAProxy's own answer while no server behind it is ready (its default 503 page). */
+const BALANCER_503 = /No server is available to handle this request/;
+/** A trigger's 503 for an event a workflow of the account still runs (triggerVersion.ts, step 4). */
+const STILL_RUNNING_503 = /still running the event|could not take the event yet/;
 
 const failed = (a: DeliveryAttempt) => a.outcome !== 'status' || (a.status as number) >= 300;
 const end = (a: DeliveryAttempt) => a.at + a.ms;
@@ -179,6 +183,29 @@ function notCutBeforeEnqueue(run: KillRun, kills: Kill[], workerLogs: string[]):
 	return null;
 }
 
+/**
+ * Rule 2 for one workflow's runs of one delivery: each run's carrier is the attempt in flight when
+ * n8n created it; every run but one must have a cut carrier of its own. Null when that holds.
+ */
+export function notCarried(
+	runs: KillRun[],
+	attempts: DeliveryAttempt[],
+	cut: Set<DeliveryAttempt>,
+): string | null {
+	const used = new Set<DeliveryAttempt>();
+	let notCut = 0;
+	for (const run of runs) {
+		const created = run.createdAt;
+		const carrier =
+			created == null ? undefined : attempts.find((a) => a.at <= created && created <= end(a));
+		if (!carrier) return `run ${run.id} was created outside every attempt of its delivery`;
+		if (used.has(carrier)) return `runs of one attempt: ${run.id} and another`;
+		used.add(carrier);
+		if (!cut.has(carrier)) notCut++;
+	}
+	return notCut > 1 ? `${notCut} runs carried by attempts no kill cut` : null;
+}
+
 export interface HardKillVerdict {
 	/** Runs that did not succeed, and why no kill explains them. */
 	unexplainedRuns: Array<{
@@ -188,12 +215,13 @@ export interface HardKillVerdict {
 		status: string;
 		why: string;
 	}>;
-	/** Deliveries a workflow ran more often than 1 + the attempts a kill cut. */
+	/** Deliveries a workflow ran more than once where a run is not carried by its own cut attempt (rule 2). */
 	extraRunsUnexplained: Array<{
 		workflowId: string;
 		deliveryId: string;
 		runs: number;
 		cutAttempts: number;
+		why: string;
 	}>;
 	/** Failed attempts that were neither in flight at a kill nor sent while the killed process was down. */
 	failuresNotAtAKill: Array<{ deliveryId: string; attempt: DeliveryAttempt }>;
@@ -243,20 +271,31 @@ export function judgeHardKill({
 		runsPerPair.set(key, pair);
 	}
 	const extraRunsUnexplained = [...runsPerPair.values()]
-		.map((p) => ({
-			...p,
-			cutAttempts: cutAttempts(attemptsOf.get(p.deliveryId) ?? [], kills).length,
-		}))
-		.filter((p) => p.runs > 1 + p.cutAttempts);
+		.filter((p) => p.runs > 1)
+		.map((p) => {
+			const attempts = attemptsOf.get(p.deliveryId) ?? [];
+			const cut = new Set(cutAttempts(attempts, kills));
+			const ofPair = runs.filter(
+				(r) => r.workflowId === p.workflowId && r.deliveryId === p.deliveryId,
+			);
+			return { ...p, cutAttempts: cut.size, why: notCarried(ofPair, attempts, cut) };
+		})
+		.filter((p): p is typeof p & { why: string } => p.why !== null);
 
 	// Each failed attempt belongs to one kill: the last one it was in flight at, else the one
 	// during whose downtime it was sent, else a worker's kill that cut an earlier attempt of the
 	// same delivery, while bull had not yet failed the job it cut.
 	const whileDown = (a: DeliveryAttempt, k: Kill) =>
-		k.killedAt <= a.at && a.at <= k.backAt + BALANCER_GRACE_MS;
+		k.process.startsWith('webhook') &&
+		a.status === 503 &&
+		BALANCER_503.test(a.answer ?? '') &&
+		k.killedAt <= a.at &&
+		a.at <= k.backAt + BALANCER_GRACE_MS;
 	const inFlightAt = (a: DeliveryAttempt, k: Kill) => a.at <= k.killedAt && k.killedAt <= end(a);
 	const stillRunning = (a: DeliveryAttempt, k: Kill, all: DeliveryAttempt[]) =>
 		k.process.startsWith('worker') &&
+		a.status === 503 &&
+		STILL_RUNNING_503.test(a.answer ?? '') &&
 		k.killedAt <= a.at &&
 		a.at <= k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS &&
 		cutAttempts(
