@@ -17,7 +17,8 @@ import {
 
 import { executeAutomaticReplies } from './actions/automaticReplies';
 import { executeMessages } from './actions/message';
-import { executeSendAndWait, sendAndWaitWebhook } from './actions/sendAndWait/sendAndWait';
+import { sendAndWaitWebhook } from './actions/sendAndWait/resume';
+import { executeSendAndWait } from './actions/sendAndWait/sendAndWait';
 import { executeNumber } from './actions/number';
 import { executeWebhook } from './actions/webhook';
 import { messageFields, messageOperations } from './descriptions/MessageDescription';

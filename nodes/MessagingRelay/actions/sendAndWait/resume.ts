@@ -1,0 +1,185 @@
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { answerRequest } from '../../../shared/answerRequest';
+import { chatKeys, phoneDigits } from '../../../shared/chatIds';
+import { executionCustomData } from '../../../shared/n8nCapabilities';
+import { readDelivery, rawBodyText } from '../../../shared/readDelivery';
+import { CREDENTIAL_NAME } from '../../../shared/scopes';
+import { serviceSecretMatches } from '../../../shared/serviceSecret';
+import {
+	deriveShareKey,
+	HANDOFF_HEADERS,
+	proofFor,
+	verifyHandoff,
+} from '../../../shared/sharedWebhook/signedHandoff';
+import { relayApiRequest } from '../../../shared/transport';
+import { decide, type ApprovalWords } from './approval';
+import { QUESTION_ID } from './sendAndWait';
+import { releaseWebhook, SECRET_CHECK } from './waitingHolder';
+
+/**
+ * Send and Wait for Reply, the waiting run's side (sendAndWait.ts asks): who may resume it, and
+ * whether a message answers its question (Approval: yes, no, or asked again).
+ */
+
+/** The parts of the resume request the node reads. */
+interface ResumeBody {
+	asked?: number;
+	questionId?: string | null;
+	event?: { type?: string; message?: IDataObject };
+}
+
+/** How many times a run that holds the webhook asked again (memory: a restart may ask once more). */
+const reAskedHere = new Map<string, number>();
+
+type Answer =
+	| { kind: 'not this chat' }
+	| { kind: 'asked again' }
+	| { kind: 'taken'; output: IDataObject };
+
+/**
+ * Sends and waits: the webhook. Two callers can resume the run: the account's trigger, with a
+ * signed `resume` hand-off, and (when this run holds the account's webhook, §5b) the service
+ * itself, proven by its secret. Anything else is declined (the run keeps waiting); it never
+ * throws, since a thrown error would resume the run as failed.
+ */
+export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	const request = this.getRequestObject() as unknown as Parameters<typeof readDelivery>[0] & {
+		originalUrl?: string;
+		url?: string;
+	};
+	const answer = (status: number, body: IDataObject, output?: IDataObject): IWebhookResponseData =>
+		answerRequest(this, { status, body }, output && [[{ json: output }]]);
+	const headers = this.getHeaderData() as Record<string, unknown>;
+	const { apiKey } = (await this.getCredentials(CREDENTIAL_NAME)) as { apiKey: string };
+	const key = deriveShareKey(apiKey);
+
+	if (headers[HANDOFF_HEADERS.version] === undefined) {
+		if (headers['x-service-secret'] === undefined)
+			return answer(401, {
+				error: "This run resumes only on the contact's reply, through the account's webhook",
+			});
+		const kept = { hmacKey: key, check: executionCustomData(this).get(SECRET_CHECK) };
+		if (!serviceSecretMatches(headers['x-service-secret'], kept))
+			return answer(401, { error: 'Invalid secret' });
+		const delivery = readDelivery(request);
+		if (delivery.kind === 'refused') return answer(delivery.status, { error: delivery.error });
+		const executionId = String(this.getExecutionId());
+		const asked = reAskedHere.get(executionId) ?? 0;
+		const taken = await takeAnswer.call(
+			this,
+			delivery.body as ResumeBody['event'],
+			asked,
+			executionCustomData(this).get(QUESTION_ID) ?? null,
+		);
+		if (taken.kind === 'not this chat')
+			return answer(200, {
+				received: true,
+				ignored:
+					'not the reply this run waits for, and no Messaging Relay Trigger is published on this account',
+			});
+		if (taken.kind === 'asked again') {
+			reAskedHere.set(executionId, asked + 1);
+			return answer(200, { received: true, answered: 'this waiting run', reAsked: true });
+		}
+		reAskedHere.delete(executionId);
+		await releaseWebhook.call(this);
+		return answer(200, { received: true, answered: 'this waiting run' }, taken.output);
+	}
+
+	const ownPath = new URL(request.originalUrl ?? request.url ?? '/', 'http://n8n').pathname;
+	const bodyText = rawBodyText(request);
+	const check = verifyHandoff(key, headers, ownPath, bodyText);
+	if (!check.ok) return answer(401, { error: `Invalid hand-off: ${check.reason}` });
+	const proof = proofFor(key, check.nonce, ownPath);
+	// A trigger joining while this run holds the account's webhook asks whether it still waits.
+	if (check.op === 'ping') return answer(200, { proof });
+	if (check.op !== 'resume') return answer(401, { error: 'Invalid hand-off: not a resume' });
+	const { asked = 0, questionId = null, event } = JSON.parse(bodyText) as ResumeBody;
+	// The wait carries the question's id only when its chat had another wait: the run keeps its own.
+	const taken = await takeAnswer.call(
+		this,
+		event,
+		asked,
+		questionId ?? executionCustomData(this).get(QUESTION_ID) ?? null,
+	);
+	if (taken.kind === 'not this chat') return answer(200, { proof, consumed: false });
+	if (taken.kind === 'asked again') return answer(200, { proof, consumed: true, reAsked: true });
+	return answer(200, { proof, consumed: true }, taken.output);
+}
+
+/**
+ * Whether `event` answers this run: a `message.received` in the chat the question went to. For
+ * Approval, an unclear answer is asked again while `asked` is below the node's limit.
+ */
+async function takeAnswer(
+	this: IWebhookFunctions,
+	event: ResumeBody['event'],
+	asked: number,
+	questionId: string | null,
+): Promise<Answer> {
+	const message = event?.message;
+	const chat = String((this.getQueryData() as { chat?: unknown }).chat ?? '');
+	if (event?.type !== 'message.received' || !message || !fromChat(message, chat))
+		return { kind: 'not this chat' };
+
+	// The reply as the trigger's message items name it, so that Reply after this node answers in
+	// the same chat with nothing typed (replyOrigin.ts reads chatId and channelId).
+	const reply = {
+		text: typeof message.text === 'string' ? message.text : '',
+		messageId: message.id ?? null,
+		from: message.from ?? null,
+		senderName: message.senderName ?? null,
+		chatId: message.chatId ?? null,
+		channelId: message.channelId ?? null,
+		timestamp: message.timestamp ?? null,
+	};
+	const question = { text: this.getNodeParameter('message', '') as string, messageId: questionId };
+	const output: IDataObject = { answered: true, ...reply, question };
+
+	if (this.getNodeParameter('responseType', 'freeText') === 'approval') {
+		const decision = decide(reply.text, approvalWords.call(this));
+		const maxReAsks = this.getNodeParameter('approvalOptions.reAskTimes', 1) as number;
+		if (decision === 'unclear' && asked < maxReAsks) {
+			await askAgain.call(this, message);
+			return { kind: 'asked again' };
+		}
+		output.decision = decision;
+		output.approved = decision === 'approved';
+	}
+	return { kind: 'taken', output };
+}
+
+/** Whether the message is in the waited-for chat (a chat id, or a direct chat from that phone). */
+function fromChat(message: IDataObject, chat: string): boolean {
+	const chatId = typeof message.chatId === 'string' ? message.chatId : '';
+	const isGroup = message.group !== undefined && message.group !== null;
+	return (
+		chatKeys(chatId, isGroup).includes(chat) || (!isGroup && phoneDigits(message.from) === chat)
+	);
+}
+
+function approvalWords(this: IWebhookFunctions): ApprovalWords {
+	const list = (name: string, fallback: string) =>
+		String(this.getNodeParameter(`approvalOptions.${name}`, fallback))
+			.split(',')
+			.map((w) => w.trim())
+			.filter(Boolean);
+	return {
+		yes: list('approveWords', 'yes, y, 1, ok, 👍'),
+		no: list('declineWords', 'no, n, 2, 👎'),
+	};
+}
+
+async function askAgain(this: IWebhookFunctions, message: IDataObject) {
+	const text = this.getNodeParameter(
+		'approvalOptions.reAskText',
+		'Sorry, I did not understand. Please answer yes or no.',
+	) as string;
+	await relayApiRequest.call(this, {
+		method: 'POST',
+		path: '/v1/messages',
+		body: { channelId: message.channelId, to: message.chatId, text },
+		scope: 'messages:send',
+	});
+}
