@@ -14,11 +14,11 @@ import { startQueueStack, type QueueOptions } from '../support/stack/queue/deplo
 export const running = globalThis as { relayQueueStop?: () => Promise<void> };
 
 export default async function globalSetup(): Promise<void> {
-	// The soak's published examples answer "When the Workflow Starts": it counts every event run
-	// exactly once, and excuses a run n8n fails while it stops a worker as lost (workerShutdownRace.ts).
-	// With the examples' default ("When the Workflow Finishes", trigger version 3) such an event is
-	// delivered again instead; the hard-kill test covers that mode with triggers of its own.
-	await startQueueSuite({ exampleTriggerParameters: { acknowledge: 'whenStarted' } });
+	// The soak's published examples keep the default a user gets, "When the Workflow Finishes"
+	// (trigger version 3): a run n8n fails while it stops a worker is then answered as failed and
+	// delivered again (workerShutdownRace.ts, rule 3). The deployment keeps finished jobs in Redis
+	// (deployment.ts, N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED), as docs/scaling.md tells users to.
+	await startQueueSuite({});
 }
 
 /** Starts the deployment with `options` for a suite and leaves RELAY_QUEUE_STACK / RELAY_ARTIFACTS set. */

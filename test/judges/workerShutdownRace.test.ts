@@ -291,6 +291,80 @@ describe("judging the soak's failed runs and lost deliveries", () => {
 	});
 });
 
+describe('answered when the workflow finishes: the failed run is answered as failed and its event delivered again', () => {
+	// The CI run's execution 1035, had its trigger answered at the run's end: nothing lost, the
+	// service got the failure and delivered qd-1201 again, which ran (execution 1040).
+	const redelivered = {
+		...ciRun,
+		runs: [...ciRun.runs, { id: '1040', workflowId: AUTO_REPLY, status: 'success' }],
+		enqueued: { ...ciRun.enqueued, '1040': 'qd-1201' },
+		lost: { [AUTO_REPLY]: [], [ALERT]: [] },
+	};
+	const holderBusy = {
+		status: 503,
+		answer: '{"error":"A workflow sharing this webhook could not take the event yet"}',
+	};
+	const n8nFailed = { status: 500, answer: '{"message":"Error in workflow"}' };
+
+	test("excused as redelivered with n8n's 500 or the holder's 503 for it, then one run to success", () => {
+		for (const failure of [n8nFailed, holderBusy]) {
+			const verdict = judgeFailedRuns({
+				...redelivered,
+				attempts: { 'qd-1201': [failure, { status: 200 }] },
+			});
+			expect(verdict.excused).toEqual([
+				{
+					executionId: '1035',
+					workflowId: AUTO_REPLY,
+					deliveryId: 'qd-1201',
+					message: CLOSED_DATABASE[0],
+					redelivered: true,
+				},
+			]);
+			expect(verdict.unexcused).toEqual([]);
+			expect(verdict.unexplainedLosses).toEqual([]);
+		}
+	});
+
+	test("not excused when the service never got a failed run's answer (a 2xx, a drop, another 5xx)", () => {
+		for (const seen of [
+			[{ status: 200 }],
+			[{ status: 502, answer: '<html>502 Bad Gateway</html>' }, { status: 200 }],
+			[{ status: 500, answer: '{"message":"Workflow did not return data"}' }],
+		]) {
+			const verdict = judgeFailedRuns({ ...redelivered, attempts: { 'qd-1201': seen } });
+			expect(verdict.excused).toEqual([]);
+			expect(verdict.unexcused[0].why).toBe(
+				"its delivery qd-1201 was not lost, and the service never got a failed run's answer for it",
+			);
+		}
+	});
+
+	test('not excused when the event then ran twice, or never, to success', () => {
+		const twice = judgeFailedRuns({
+			...redelivered,
+			runs: [...redelivered.runs, { id: '1041', workflowId: AUTO_REPLY, status: 'success' }],
+			enqueued: { ...redelivered.enqueued, '1041': 'qd-1201' },
+			attempts: { 'qd-1201': [n8nFailed, { status: 200 }] },
+		});
+		expect(twice.unexcused[0].why).toBe(
+			'its delivery qd-1201 was not lost, and ran to success 2 times',
+		);
+		const never = judgeFailedRuns({
+			...ciRun,
+			lost: { [AUTO_REPLY]: [], [ALERT]: [] },
+			attempts: { 'qd-1201': [n8nFailed] },
+		});
+		expect(never.unexcused[0].why).toBe(
+			'its delivery qd-1201 was not lost, and ran to success 0 times',
+		);
+	});
+
+	test('without the attempts (answered at the start) a failed run whose event was not lost stays unexcused', () => {
+		expect(judgeFailedRuns(redelivered).unexcused[0].why).toBe('its delivery qd-1201 was not lost');
+	});
+});
+
 describe('a job the stopping worker fetched and never started (bull fails it as stalled)', () => {
 	test('the CI run: 1039 stalled, no worker started it, and worker1 was stopped', () => {
 		expect(neverStartedByAStoppedWorker(stalledRun.workerLogs, stalledWebhookLog, [stop])).toEqual([

@@ -29,6 +29,12 @@
  *   3. loss:  the delivery its execution was created for (the trigger data as enqueued, kept by
  *             recordEnqueuedDeliveries because n8n overwrites it) is one its workflow lost, and no
  *             other excused run claims that delivery. Every lost delivery must be claimed so.
+ *             With triggers that answer when the workflow finishes (version 3's default) the
+ *             service is answered the failure and delivers the event again, so nothing is lost:
+ *             then (`attempts` given) the delivery must instead have run to success exactly once
+ *             in that workflow, and the service must have got a failed run's answer for it: n8n's
+ *             500 "Error in workflow" (webhook-helpers.js, lastNode) for the holder's own run, or
+ *             the holder's 503 "could not take the event yet" for a member's (`redelivered`).
  *
  * The same fetch has a second ending, seen once, in the CI run of stop 22 (execution 1039; the
  * logs are test/judges/fixtures/worker-stopped-job-never-started.log and
@@ -85,7 +91,14 @@ export interface StoredOutcome {
 }
 
 export interface Verdict {
-	excused: Array<{ executionId: string; workflowId: string; deliveryId: string; message: string }>;
+	/** `redelivered`: the event was not lost but delivered again and run once (rule 3, answered at the run's end). */
+	excused: Array<{
+		executionId: string;
+		workflowId: string;
+		deliveryId: string;
+		message: string;
+		redelivered?: true;
+	}>;
 	/** Runs that happened while the worker stopped, whose end n8n could not save (marked crashed at its next start): each is its delivery's one run. */
 	notSaved: Array<{ executionId: string; workflowId: string; deliveryId: string }>;
 	unexcused: Array<{ executionId: string; workflowId: string; status: string; why: string }>;
@@ -362,6 +375,7 @@ export function judgeFailedRuns({
 	outcomes,
 	enqueued,
 	lost,
+	attempts,
 }: {
 	runs: Array<{ id: string; workflowId: string; status: string }>;
 	workerLogs: string[];
@@ -371,6 +385,8 @@ export function judgeFailedRuns({
 	outcomes: Record<string, StoredOutcome>;
 	enqueued: Record<string, string>;
 	lost: Record<string, string[]>;
+	/** The service's attempts per delivery id, for triggers that answer when the workflow finishes (rule 3). */
+	attempts?: Record<string, Array<{ status?: number; answer?: string }>>;
 }): Verdict {
 	const failedInJobProcessor = new Set(workerLogs.flatMap(failedWhileStopping));
 	const stalled = new Map(
@@ -418,8 +434,13 @@ export function judgeFailedRuns({
 				(run.status !== 'error' ? `status ${run.status}` : notANeverStartedJob(outcomes[run.id]));
 		else why = 'no worker started it after SIGTERM and failed it in its job processor';
 		if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
-		if (!why && !lostHere.includes(deliveryId as string))
-			why = `its delivery ${deliveryId} was not lost`;
+		let redelivered = false;
+		if (!why && !lostHere.includes(deliveryId as string)) {
+			why = attempts
+				? notRedelivered(run, deliveryId as string, runs, enqueued, attempts[deliveryId as string])
+				: `its delivery ${deliveryId} was not lost`;
+			redelivered = !why;
+		}
 		if (!why && claimed.has(`${run.workflowId} ${deliveryId}`))
 			why = `its delivery ${deliveryId} is already accounted for by another run`;
 		if (why) {
@@ -432,6 +453,7 @@ export function judgeFailedRuns({
 			workflowId: run.workflowId,
 			deliveryId: deliveryId as string,
 			message: outcomes[run.id].error?.message as string,
+			...(redelivered ? { redelivered: true as const } : {}),
 		});
 	}
 	const unexplainedLosses = Object.entries(lost).flatMap(([workflowId, ids]) =>
@@ -440,4 +462,34 @@ export function judgeFailedRuns({
 			.map((deliveryId) => ({ workflowId, deliveryId })),
 	);
 	return { excused, notSaved, unexcused, unexplainedLosses };
+}
+
+/** What the service is answered for a run that failed: n8n's own (lastNode), or the holder's for a member's failed forward. */
+const FAILED_RUN_ANSWER = [/^\{"message":"Error in workflow"\}/, /could not take the event yet/];
+
+/**
+ * Rule 3 when the trigger answers at the run's end: why the failed run's delivery does not show
+ * "answered as failed, delivered again, run once", or null when it does.
+ */
+function notRedelivered(
+	run: { id: string; workflowId: string },
+	deliveryId: string,
+	runs: Array<{ id: string; workflowId: string; status: string }>,
+	enqueued: Record<string, string>,
+	attempts: Array<{ status?: number; answer?: string }> = [],
+): string | null {
+	const succeeded = runs.filter(
+		(r) =>
+			r.workflowId === run.workflowId && enqueued[r.id] === deliveryId && r.status === 'success',
+	).length;
+	if (succeeded !== 1)
+		return `its delivery ${deliveryId} was not lost, and ran to success ${succeeded} times`;
+	const answered = attempts.some(
+		(a) =>
+			(a.status === 500 || a.status === 503) &&
+			FAILED_RUN_ANSWER.some((text) => text.test(a.answer ?? '')),
+	);
+	return answered
+		? null
+		: `its delivery ${deliveryId} was not lost, and the service never got a failed run's answer for it`;
 }

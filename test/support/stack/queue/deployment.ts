@@ -34,6 +34,8 @@
  *     @n8n/config/dist/configs/runners.config.js:50; n8n/dist/commands/start.js:65, worker.js:54
  *   - N8N_DISABLE_PRODUCTION_MAIN_PROCESS: @n8n/config/dist/configs/endpoints.config.js:286,
  *     n8n/dist/server.js:133
+ *   - N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED: @n8n/config/dist/configs/executions.config.js:91-98,
+ *     bull's removeOnComplete in n8n/dist/scaling/scaling.service.js:289
  *   - OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS is read straight from process.env:
  *     n8n/dist/workflow-runner.js:307-309
  *   - community packages: every command that sets needsCommunityPackages (start.js:63,
@@ -111,6 +113,11 @@ function queueEnvironment(
 		OFFLOAD_MANUAL_EXECUTIONS_TO_WORKERS: 'true',
 		N8N_RUNNERS_BROKER_PORT: String(own.brokerPort),
 		N8N_LOG_LEVEL: process.env.N8N_LOG_LEVEL ?? 'info',
+		// Finished jobs stay in Redis: with n8n's default (0) a job a worker finishes before the
+		// webhook process waits for it leaves that request unanswered for good, and "When the
+		// Workflow Finishes" then times out (docs/scaling.md, "n8n's races"). QUEUE_KEEP_LAST_COMPLETED=0
+		// runs the suite as n8n ships.
+		N8N_EXECUTIONS_QUEUE_KEEP_LAST_COMPLETED: process.env.QUEUE_KEEP_LAST_COMPLETED ?? '1000',
 		...state.env,
 		...own.extra,
 	};
