@@ -19,7 +19,11 @@ import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { sample } from '../fixtures/events';
-import { deliverWithRetries, type DeliveryResult } from '../fixtures/retrying-sender';
+import {
+	deliverWithRetries,
+	type DeliveryAttempt,
+	type DeliveryResult,
+} from '../fixtures/retrying-sender';
 import {
 	allExecutions,
 	api,
@@ -40,6 +44,7 @@ import {
 	failuresSecondsAfterBack,
 	killThatCut,
 } from '../support/judges/hardKillRules';
+import { majorOf, N8N_VERSION } from '../support/stack/n8nVersion';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
@@ -82,10 +87,19 @@ function deliveryIdOf(execution: Execution): string | undefined {
 	return /"deliveryId":"(hard-kill-\d+)"/.exec(JSON.stringify(execution.data ?? {}))?.[1];
 }
 
-/** Statuses n8n itself answers while it starts: a POST straight to it, every 50 ms, until `done`. */
+/**
+ * Statuses n8n itself answers while it starts: a POST straight to it, every 50 ms, until `done` and
+ * n8n serves the webhook (anything but a refusal, a 404 or "starting up"; at most 60 s more).
+ * `servedAt`: when it first did.
+ */
 async function probeStartup(url: string, done: () => boolean) {
 	const seen: Record<string, number> = {};
-	while (!done()) {
+	let servedAt: number | undefined;
+	const cap = () => Date.now() > doneAt + 60_000;
+	let doneAt = Infinity;
+	while (!(done() && (servedAt !== undefined || cap()))) {
+		if (done() && doneAt === Infinity) doneAt = Date.now();
+		const sentAt = Date.now();
 		let key: string;
 		try {
 			const response = await fetch(url, {
@@ -102,9 +116,11 @@ async function probeStartup(url: string, done: () => boolean) {
 			key = 'refused';
 		}
 		seen[key] = (seen[key] ?? 0) + 1;
+		if (servedAt === undefined && !['refused', '404', '200 starting up'].includes(key))
+			servedAt = sentAt;
 		await sleep(50);
 	}
-	return seen;
+	return { seen, servedAt };
 }
 
 afterAll(async () => {
@@ -130,20 +146,30 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 
 	const start = Date.now();
 	const deliveries: Array<{ id: string; type: string; result?: DeliveryResult }> = [];
-	const kills: Array<{ at: number; probe: Record<string, number>; backAfterMs: number }> = [];
+	const kills: Array<{
+		at: number;
+		probe: Record<string, number>;
+		servedAt?: number;
+		backAfterMs: number;
+	}> = [];
 	const killing = (async () => {
 		for (const offset of KILLS_AT_MS) {
 			await sleep(Math.max(0, start + offset - Date.now()));
 			const at = Date.now();
 			let back = false;
-			let probing: Promise<Record<string, number>> = Promise.resolve({});
+			let probing: ReturnType<typeof probeStartup> = Promise.resolve({
+				seen: {},
+				servedAt: undefined,
+			});
 			await restartN8n({
 				signal: 'SIGKILL',
 				onStopped: () =>
 					(probing = probeStartup(productionUrl(definitions[2].webhookId), () => back)),
 			});
 			back = true;
-			kills.push({ at, probe: await probing, backAfterMs: Date.now() - at });
+			const backAfterMs = Date.now() - at;
+			const { seen, servedAt } = await probing;
+			kills.push({ at, probe: seen, servedAt, backAfterMs });
 		}
 	})();
 	let next = 0;
@@ -205,6 +231,13 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	const cutThenRanPerKill = kills.map(() => 0);
 	const statuses: Record<string, number> = {};
 	let withoutEvent = 0;
+	// Every run of each delivery, in every workflow: what the service's answer to an attempt waited
+	// for (the members' runs, then the holder's own; hardKillRules.ts rule 2).
+	const everyRunOf = new Map<string, Execution[]>();
+	for (const execution of ids.flatMap((id) => listed.get(id)!)) {
+		const deliveryId = deliveryIdOf(execution);
+		if (deliveryId) everyRunOf.set(deliveryId, [...(everyRunOf.get(deliveryId) ?? []), execution]);
+	}
 	for (const id of ids) {
 		const byDelivery = new Map<string, Execution[]>();
 		for (const execution of listed.get(id)!) {
@@ -250,7 +283,8 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 			}
 			if (succeeded.length > 1) {
 				// Excused only when each earlier run was carried by its own attempt of this delivery
-				// that a kill after the run cut (its answer was lost, so the service sent it again).
+				// that a kill after the run cut (its answer was lost, so the service sent it again),
+				// while that answer was still due (no idle gap in the attempt's runs).
 				// A run n8n started at its next boot is told by its creation time, which only the
 				// single-execution route gives (public-api executions.public.controller.js:330-350).
 				const attempts = delivery.result?.attempts ?? [];
@@ -261,6 +295,7 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 					succeeded.map((r) => ({ ...r, createdAt: created.get(r.id) })),
 					attempts,
 					kills,
+					everyRunOf.get(delivery.id),
 				);
 				finishedTwice.push({
 					pair,
@@ -281,6 +316,18 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	// How long after n8n was back the service still saw a failure (an answer other than 2xx, a drop,
 	// a refusal, a time-out), per kill.
 	const failuresAfterBack = failuresSecondsAfterBack(attempts, kills);
+	// n8n 1.123.81 says it is ready (/healthz/readiness: database connected and migrated) before it
+	// has registered the published workflows' webhooks (commands/start.js: server.start(), then
+	// activeWorkflowManager.init()); 2.41.1 waits for them (abstract-server.js, fullyReady). So on 1.x
+	// the balancer lets deliveries through to n8n's own 404 for a moment after each start. Excused
+	// there only by its exact signature: n8n's "Cannot POST <the registered path>" page, for an
+	// attempt sent after a kill and before n8n first served that path again (the direct probe).
+	const registeredPath = new URL(webhook.url).pathname;
+	const n8n1NotServingYet = (a: DeliveryAttempt) =>
+		majorOf(N8N_VERSION) === 1 &&
+		a.status === 404 &&
+		(a.answer ?? '').includes(`Cannot POST ${registeredPath}`) &&
+		kills.some((k) => k.servedAt !== undefined && a.at > k.at && a.at < k.servedAt);
 	const figures = {
 		deliveries: deliveries.length,
 		attempts: attempts.length,
@@ -292,6 +339,7 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 			atSeconds: (k.at - start) / 1000,
 			backAfterSeconds: k.backAfterMs / 1000,
 			n8nItselfAnswered: k.probe,
+			servedAgainAfterSeconds: k.servedAt === undefined ? null : (k.servedAt - k.at) / 1000,
 		})),
 		executions: statuses,
 		executionsWithoutEvent: withoutEvent,
@@ -313,6 +361,7 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	};
 	report('hard-kill (single process)', {
 		...figures,
+		notFoundBeforeN8n1ServedTheWebhook: attempts.filter(n8n1NotServingYet).length,
 		lostSample: lost.slice(0, 10),
 		cutSample: cutAndRunAgain.slice(0, 5),
 		finishedTwice,
@@ -335,7 +384,7 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	expect(kills.every((k) => (k.probe['404'] ?? 0) + (k.probe['200 starting up'] ?? 0) > 0)).toBe(
 		true,
 	);
-	expect(attempts.filter((a) => a.status === 404)).toEqual([]);
+	expect(attempts.filter((a) => a.status === 404 && !n8n1NotServingYet(a))).toEqual([]);
 }, 900_000);
 
 test("version 3 answers once the execution has ended (after its 1 s Wait); a run that ends in an error gets n8n's own 500, so the service delivers the event again", async () => {

@@ -97,6 +97,43 @@ describe('rule 2: an event run to success again is excused only by a kill that c
 		expect(doubleRunVerdict(thrice, two, kills).why).toBeNull();
 	});
 
+	test('the answer must still have been due at the kill: no idle gap over 5 s in its attempt', () => {
+		// The same timeline with the member's run ending long before the kill, its attempt still
+		// open and nothing of it running any more: the answer stalled (a holder sitting on a
+		// finished member's answer): not excused.
+		const longAttempt = [attempt(-12.0, 27.5, 'dropped'), ...attempts27.slice(1)];
+		const earlyMember = [run('45', 'success', -11.8, -10.0), memberRuns[1]];
+		expect(doubleRunVerdict(earlyMember, longAttempt, kills).why).toBe(
+			"its run 45: the attempt carrying it sat idle 25.0 s between its runs' ends and the next start or the kill that cut it: the answer was not due",
+		);
+		// The holder's own run started at once after the member's and ran into the kill (cut: n8n
+		// marked it crashed at its next start): the answer waited for it, so it is excused.
+		const holderFrom = (from: number) => run('46', 'crashed', from, 38.5);
+		const withHolder = (from: number) => [...earlyMember, holderFrom(from)];
+		// A crash that started more than 10 s before the kill was not cut by it (rule 1): no excuse.
+		expect(doubleRunVerdict(earlyMember, longAttempt, kills, withHolder(-9.5)).why).toMatch(
+			/sat idle 24\.5 s/,
+		);
+		// The holder's run of the real timeline: it started 0.5 s after the member's end, cut.
+		expect(
+			doubleRunVerdict(memberRuns, attempts27, kills, [...memberRuns, holderFrom(14.7)]).why,
+		).toBeNull();
+		// The holder sat 9 s on the member's answer before starting its own run, which the kill cut.
+		const stalledMember = [run('45', 'success', 4.0, 5.0), memberRuns[1]];
+		const stalledAttempt = [attempt(3.9, 11.5, 'dropped'), ...attempts27.slice(1)];
+		expect(
+			doubleRunVerdict(stalledMember, stalledAttempt, kills, [...stalledMember, holderFrom(14.0)])
+				.why,
+		).toBe(
+			"its run 45: the attempt carrying it sat idle 9.0 s between its runs' ends and the next start or the kill that cut it: the answer was not due",
+		);
+		// The holder's run ended 1.5 s before the kill, 0.3 s after the member's: n8n was saving it.
+		const holderEnded = run('46', 'success', 4.3, 13.5);
+		expect(
+			doubleRunVerdict(stalledMember, stalledAttempt, kills, [...stalledMember, holderEnded]).why,
+		).toBeNull();
+	});
+
 	test('two runs after the last kill are never excused', () => {
 		expect(
 			doubleRunVerdict(

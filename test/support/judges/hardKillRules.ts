@@ -13,11 +13,16 @@
  *      flight at a kill that came after the run ended, and that did not get a 2xx (dropped, or
  *      HAProxy's 502/503 for a request whose n8n died). Nothing else excuses a second run: not a
  *      kill nearby, not an attempt that got its answer, not one sent after the run had started,
- *      not the same cut attempt twice. (A first version also required the kill within 2 s of the
- *      run's end. That is the usual gap, not a bound n8n gives: a member's record is saved by the
- *      next request of its workflow, docs/shared-webhook.md "Races", and the holder answers only
- *      after its own run and its saves; CI failed on it once, 2026-11-26, with no timeline kept. The
- *      gap is now reported per pair, finishedBeforeKillSeconds.)
+ *      not the same cut attempt twice. And the answer must still have been due at the kill: the
+ *      service's answer to an attempt goes out after the last run of the delivery that attempt
+ *      started (a member's, then the holder's own, "When the Workflow Finishes") has ended and been
+ *      saved. So the runs that attempt started follow each other up to the kill with no idle gap
+ *      over ANSWER_DUE_MS (n8n saving a run before the next step): the last was cut by the kill
+ *      (rule 1: the holder's run, say, still going) or ended at most that long before it. A gap
+ *      anywhere is the answer stalling (a holder that sat 25 s on a finished member's answer, say),
+ *      and is not excused.
+ *      (The first version bounded the gap for every run, 2 s; CI failed on it once, 2026-11-26,
+ *      with no timeline kept: a member whose run ended while the holder's own run went on.)
  *      One more way n8n runs an event a second time, its own: a request whose execution n8n had
  *      created (status `new`) but not started when the kill came is started by the next n8n as it
  *      boots (EnqueuedExecutionRecoveryService, n8n 2.41.1 commands/start.js:313-315,
@@ -37,6 +42,11 @@ import type { DeliveryAttempt } from '../../fixtures/retrying-sender';
 export const CUT_RUN_MS = 10_000;
 /** The service may still see failures this long after n8n serves again (restartN8n's readiness wait). */
 export const FAILING_AFTER_BACK_MS = 3_000;
+/**
+ * Between a run's end and what comes next for its attempt (the holder's own run after a member's, or
+ * the answer after the last run) n8n only saves the run: this long at most, under the soak's load.
+ */
+export const ANSWER_DUE_MS = 5_000;
 /** n8n's stoppedAt and the test's clock are the same clock, but n8n stores milliseconds after its own work: this much slack. */
 const CLOCK_SLACK_MS = 200;
 
@@ -93,6 +103,8 @@ export function doubleRunVerdict(
 	succeeded: RunTimes[],
 	attempts: DeliveryAttempt[],
 	kills: KillTime[],
+	/** Every run of this delivery, in every workflow (the holder's, the members'): what its answer waited for. */
+	deliveryRuns: RunTimes[] = succeeded,
 ): { why: string | null; endedBeforeKillSeconds: number[]; startedAtBoot: string[] } {
 	const runs = [...succeeded].sort((a, b) => Date.parse(a.stoppedAt!) - Date.parse(b.stoppedAt!));
 	const used = new Set<DeliveryAttempt>();
@@ -120,23 +132,61 @@ export function doubleRunVerdict(
 			continue;
 		}
 		let match: { attempt: DeliveryAttempt; kill: KillTime } | undefined;
+		let stalled: string | undefined;
 		for (const kill of kills.filter((k) => k.at >= ended - CLOCK_SLACK_MS)) {
 			const attempt = attempts.find((a) => !used.has(a) && a.at <= started && cutBy(a, kill.at));
-			if (attempt) {
+			if (!attempt) continue;
+			stalled = answerNotDue(run, attempt, kill, deliveryRuns);
+			if (!stalled) {
 				match = { attempt, kill };
 				break;
 			}
 		}
 		if (!match) {
-			const why = kills.some((k) => k.at >= ended - CLOCK_SLACK_MS)
-				? `its run ${run.id} (ended ${run.stoppedAt}) was carried by no attempt that a later kill cut`
-				: `its run ${run.id} ended at ${run.stoppedAt}, after the last kill`;
+			const why = stalled
+				? stalled
+				: kills.some((k) => k.at >= ended - CLOCK_SLACK_MS)
+					? `its run ${run.id} (ended ${run.stoppedAt}) was carried by no attempt that a later kill cut`
+					: `its run ${run.id} ended at ${run.stoppedAt}, after the last kill`;
 			return { why, endedBeforeKillSeconds, startedAtBoot };
 		}
 		used.add(match.attempt);
 		endedBeforeKillSeconds.push((match.kill.at - ended) / 1000);
 	}
 	return { why: null, endedBeforeKillSeconds, startedAtBoot };
+}
+
+/**
+ * Rule 2's last condition: null when the attempt's answer was still due at the kill, else why not.
+ * The runs the attempt started (a member's, then the holder's own) follow each other with no idle
+ * gap over ANSWER_DUE_MS, and the last ran into the kill (cut by it) or ended at most that long
+ * before it. A longer gap anywhere is the answer stalling in our code, not n8n's work.
+ */
+function answerNotDue(
+	run: RunTimes,
+	attempt: DeliveryAttempt,
+	kill: KillTime,
+	deliveryRuns: RunTimes[],
+): string | undefined {
+	const spans = [run, ...deliveryRuns.filter((r) => r.id !== run.id)]
+		.filter((r) => r.startedAt && Date.parse(r.startedAt) >= attempt.at - CLOCK_SLACK_MS)
+		.filter((r) => Date.parse(r.startedAt!) <= kill.at)
+		.map((r) => {
+			const from = Date.parse(r.startedAt!);
+			// A cut run ran into the kill; a crashed one it did not cut says nothing of when it ended.
+			if (killThatCut(r, [kill]) === kill) return { from, to: kill.at };
+			return { from, to: r.status === 'success' && r.stoppedAt ? Date.parse(r.stoppedAt) : from };
+		})
+		.sort((a, b) => a.from - b.from);
+	let covered = spans[0].from;
+	let widest = 0;
+	for (const span of spans) {
+		widest = Math.max(widest, span.from - covered);
+		covered = Math.max(covered, span.to);
+	}
+	widest = Math.max(widest, kill.at - covered);
+	if (widest <= ANSWER_DUE_MS) return undefined;
+	return `its run ${run.id}: the attempt carrying it sat idle ${(widest / 1000).toFixed(1)} s between its runs' ends and the next start or the kill that cut it: the answer was not due`;
 }
 
 /**
