@@ -2,8 +2,8 @@
  * The end-to-end suites that matter on n8n 1.123.81, the maintained 1.x line (issue 25): the same
  * files as for n8n 2.41.1 (jest.config.js), selected, in a stack of n8n 1.123.81 (globalSetup
  * reads RELAY_N8N_VERSION through test/support/stack/n8nVersion.ts). Left out: what 1.x lacks
- * (n8n's generated Human-in-the-Loop tool), the editor's pictures (the README's are of 2.x), and
- * the long soaks and fault drills, which test the package's own code the same way in either n8n.
+ * (n8n's generated Human-in-the-Loop tool), the editor's pictures (the README's are of 2.x), and for
+ * the CI budget set-aside, manyWaits, execute and shared's mixed soak (docs/compatibility.md).
  * @type {import('jest').Config}
  */
 process.env.RELAY_N8N_VERSION = '1.123.81';
@@ -21,6 +21,9 @@ const files = [
 	'automaticReplies', // Pause and Resume Automatic Replies
 	'watch', // the Watch node
 	'restart', // n8n restarted with a published trigger
+	'hardKill', // n8n killed mid-delivery to three workflows sharing one account (issue 33)
+	'repair', // a lost registration repaired while published
+	'soak', // the long soak with restarts
 ];
 
 module.exports = {

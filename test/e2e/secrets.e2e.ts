@@ -22,6 +22,7 @@ import {
 	simulator,
 	triggerWorkflow,
 } from '../support/e2e';
+import * as workflows from '../support/workflows';
 import { createWorkflow, triggerWorkflowData } from '../support/workflows';
 import { deliver, postEvent } from '../support/deliver';
 
@@ -115,76 +116,63 @@ test('secrets stay out of executions, errors and the log', async () => {
 
 const MANAGED_WEBHOOK_ID = '7a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 
-// Run in n8n 2.41.1: the edit goes through the editor's REST API as 2.41.1's editor makes it; on
-// n8n 1.123 the credential's form differs (Allowed HTTP Request Domains) and this edit has not been
-// checked there yet. The rule itself (managedSecret.ts) does not depend on the n8n version:
-// managedSecret.test.ts proves it over real HTTP.
-const onN8n2 = Number(info.n8nVersion.split('.')[0]) >= 2;
-(onN8n2 ? test : test.skip)(
-	'Webhook Managed Elsewhere: a Webhook Secret edited in n8n retires the old secret within the bound, the new one works at once',
-	async () => {
-		const [oldSecret, newSecret] = [
-			'whsec_e2e_before_rotation_0001',
-			'whsec_e2e_after_rotation_00002',
-		];
-		const created = await api('POST', '/credentials', {
-			name: 'e2e: managed secret account',
-			type: 'messagingRelayApi',
-			data: {
-				baseUrl: info.simUrl,
-				apiKey: 'sim-key-secrets',
-				authHeader: 'xApiKey',
-				webhookSecret: oldSecret,
-			},
-		});
-		const credential = { id: created.id as string, name: 'e2e: managed secret account' };
-		const workflow = triggerWorkflowData({
-			name: 'e2e: managed secret',
-			credential,
-			webhookId: MANAGED_WEBHOOK_ID,
-			events: ['message.received'],
-			typeVersion: 3,
-		});
-		(workflow.nodes[0].parameters as IDataObject).registration = 'manual';
-		const workflowId = await createWorkflow(n8n, workflow);
-		await api('POST', `/workflows/${workflowId}/activate`);
+// The edit goes through the editor's REST API as the editor makes it, in n8n 2.41.1 and 1.123.81.
+test('Webhook Managed Elsewhere: a Webhook Secret edited in n8n retires the old secret within the bound, the new one works at once', async () => {
+	const [oldSecret, newSecret] = [
+		'whsec_e2e_before_rotation_0001',
+		'whsec_e2e_after_rotation_00002',
+	];
+	const credential = await workflows.relayCredential(n8n, 'e2e: managed secret account', {
+		baseUrl: info.simUrl,
+		apiKey: 'sim-key-secrets',
+		webhookSecret: oldSecret,
+	});
+	const workflow = triggerWorkflowData({
+		name: 'e2e: managed secret',
+		credential,
+		webhookId: MANAGED_WEBHOOK_ID,
+		events: ['message.received'],
+		typeVersion: 3,
+	});
+	(workflow.nodes[0].parameters as IDataObject).registration = 'manual';
+	const workflowId = await createWorkflow(n8n, workflow);
+	await api('POST', `/workflows/${workflowId}/activate`);
 
-		let sent = 0;
-		const statusWith = async (secret: string) => {
-			const event = sample('message.received');
-			event.message.id = `wamid.rotation.${++sent}`;
-			return (await postEvent(productionUrl(MANAGED_WEBHOOK_ID), JSON.stringify(event), { secret }))
-				.status;
-		};
-		expect(await statusWith(oldSecret)).toBe(200);
+	let sent = 0;
+	const statusWith = async (secret: string) => {
+		const event = sample('message.received');
+		event.message.id = `wamid.rotation.${++sent}`;
+		return (await postEvent(productionUrl(MANAGED_WEBHOOK_ID), JSON.stringify(event), { secret }))
+			.status;
+	};
+	expect(await statusWith(oldSecret)).toBe(200);
 
-		// The user edits the credential in the editor: it loads it (secrets blanked), changes Webhook
-		// Secret, and saves the whole form back (n8n restores the blanked API key).
-		const loaded = await rest('GET', `/credentials/${credential.id}?includeData=true`);
-		const form = (loaded.body.data ?? loaded.body) as IDataObject;
-		const saved = await rest('PATCH', `/credentials/${credential.id}`, {
-			name: form.name,
-			type: form.type,
-			data: { ...(form.data as IDataObject), webhookSecret: newSecret },
-		});
-		expect(saved.status).toBe(200);
-		const editedAt = Date.now();
+	// The user edits the credential in the editor: it loads it (secrets blanked), changes Webhook
+	// Secret, and saves the whole form back (n8n restores the blanked API key).
+	const loaded = await rest('GET', `/credentials/${credential.id}?includeData=true`);
+	const form = (loaded.body.data ?? loaded.body) as IDataObject;
+	const saved = await rest('PATCH', `/credentials/${credential.id}`, {
+		name: form.name,
+		type: form.type,
+		data: { ...(form.data as IDataObject), webhookSecret: newSecret },
+	});
+	expect(saved.status).toBe(200);
+	const editedAt = Date.now();
 
-		// Nothing arrives until the bound has passed; then the old secret is refused.
-		await sleep(managedSecretPolicy.rereadAfterMs + 250 - (Date.now() - editedAt));
-		expect(await statusWith(oldSecret)).toBe(401);
-		// The new secret works at once, and the old one stays refused after it.
-		expect(await statusWith(newSecret)).toBe(200);
-		expect(await statusWith(oldSecret)).toBe(401);
-		expect(await statusWith(newSecret)).toBe(200);
+	// Nothing arrives until the bound has passed; then the old secret is refused.
+	await sleep(managedSecretPolicy.rereadAfterMs + 250 - (Date.now() - editedAt));
+	expect(await statusWith(oldSecret)).toBe(401);
+	// The new secret works at once, and the old one stays refused after it.
+	expect(await statusWith(newSecret)).toBe(200);
+	expect(await statusWith(oldSecret)).toBe(401);
+	expect(await statusWith(newSecret)).toBe(200);
 
-		const runs = await finishedExecutions(workflowId, 3);
-		expect(runs.map((r) => r.status)).toEqual(['success', 'success', 'success']);
-		expect(await allExecutions(workflowId)).toHaveLength(3);
-		expect(
-			JSON.stringify(await api('GET', `/executions?workflowId=${workflowId}&includeData=true`)),
-		).not.toContain('whsec_e2e_');
-		expect(readN8nLog()).not.toContain('whsec_e2e_');
-		await api('POST', `/workflows/${workflowId}/deactivate`);
-	},
-);
+	const runs = await finishedExecutions(workflowId, 3);
+	expect(runs.map((r) => r.status)).toEqual(['success', 'success', 'success']);
+	expect(await allExecutions(workflowId)).toHaveLength(3);
+	expect(
+		JSON.stringify(await api('GET', `/executions?workflowId=${workflowId}&includeData=true`)),
+	).not.toContain('whsec_e2e_');
+	expect(readN8nLog()).not.toContain('whsec_e2e_');
+	await api('POST', `/workflows/${workflowId}/deactivate`);
+});

@@ -1,6 +1,6 @@
 /* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /**
- * Soak: 5,000 deliveries of mixed event types, 10% of them with a bad secret, as fast as the
+ * Soak: 5,000 deliveries (1,000 on n8n 1.x) of mixed event types, 10% of them with a bad secret, as fast as the
  * machine takes them (24 at once), to the trigger as new workflows get it (version 3, answering when
  * the execution has ended). Every good delivery gives exactly one successful execution carrying it;
  * every bad one a 401 and none. Reports deliveries/s and n8n's memory.
@@ -31,11 +31,15 @@ import {
 } from '../support/e2e';
 
 const WEBHOOK_ID = '5e1f2a3b-4c5d-4e6f-8a70-8192a3b4c5d6';
-const TOTAL = 5000;
-const CONCURRENCY = 24;
 /** The setting the soak runs n8n with (n8n's @n8n/config, expression-engine.config.js:87). */
 const LAZY = 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE';
 const lazy = process.env.SOAK_AS_SHIPPED !== '1' && info.n8nVersion.startsWith('2.');
+/**
+ * n8n 1.123 has no lazy isolates: as shipped it took 5,000 deliveries at 10/s (490 s, 2026-11-26),
+ * a CI budget of its own; the same check on 1,000 there.
+ */
+const TOTAL = info.n8nVersion.startsWith('1.') ? 1000 : 5000;
+const CONCURRENCY = 24;
 
 beforeAll(async () => {
 	if (lazy) await restartN8n({ env: { [LAZY]: 'true' } });

@@ -57,12 +57,13 @@ async function createCredential(
 export async function relayCredential(
 	client: N8nClient,
 	name: string,
-	account: { baseUrl: string; apiKey: string; authHeader?: string },
+	account: { baseUrl: string; apiKey: string; authHeader?: string; webhookSecret?: string },
 ) {
 	return await createCredential(client, name, 'messagingRelayApi', {
 		baseUrl: account.baseUrl,
 		apiKey: account.apiKey,
 		authHeader: account.authHeader ?? 'xApiKey',
+		...(account.webhookSecret !== undefined && { webhookSecret: account.webhookSecret }),
 	});
 }
 
