@@ -33,7 +33,11 @@ let workflows = 0;
 
 /** A trigger of its own (a new workflow id), whose credential reads wait for the test. */
 function trigger(
-	options: { workflowId?: string; nodeName?: string; credentialId?: string | null } = {},
+	options: {
+		workflowId?: string;
+		nodeName?: string;
+		credentialId?: string | null | 'another credential only';
+	} = {},
 ) {
 	const reads: PendingRead[] = [];
 	const workflowId = options.workflowId ?? `wf-reads-${++workflows}`;
@@ -41,9 +45,11 @@ function trigger(
 		name: options.nodeName ?? 'Messaging Relay Trigger',
 		...(options.credentialId === null
 			? {}
-			: {
-					credentials: { messagingRelayApi: { id: options.credentialId ?? 'cred-1', name: 'x' } },
-				}),
+			: options.credentialId === 'another credential only'
+				? { credentials: { httpHeaderAuth: { id: 'cred-9', name: 'y' } } }
+				: {
+						credentials: { messagingRelayApi: { id: options.credentialId ?? 'cred-1', name: 'x' } },
+					}),
 	};
 	const context = {
 		getNode: () => node,
@@ -175,7 +181,6 @@ test('a burst of wrong secrets while a read runs: all wait for one read that sta
 	expect(await Promise.all(burst)).toEqual([NEW, NEW, NEW]);
 	// Nothing is left running or queued: the next wrong one starts a read at once.
 	const next = compare(t.context, 'whsec_wrong_5');
-	await settle();
 	expect(t.started()).toBe(4);
 	t.reads[3].finish(NEW);
 	expect(await next).toBe(NEW);
@@ -223,6 +228,7 @@ test('each trigger keeps its own secret: by workflow, by node, by credential', a
 		trigger({ workflowId: 'wf-keyed', nodeName: 'B', credentialId: 'c1' }),
 		trigger({ workflowId: 'wf-keyed', nodeName: 'A', credentialId: 'c2' }),
 		trigger({ workflowId: 'wf-keyed', nodeName: 'A', credentialId: null }),
+		trigger({ workflowId: 'wf-keyed', nodeName: 'A', credentialId: 'another credential only' }),
 	];
 	for (const other of others) {
 		const compared = compare(other.context, OLD);
