@@ -158,6 +158,7 @@ describe('which deliveries the pause stops (applyChatPause)', () => {
 		);
 		expect(Object.keys(pausesInStaticData(state))).toEqual([ADA_DIGITS]);
 		expect(applyChatPause(t, state, received(), SETTINGS, T)).toBe(PAUSED);
+		expect(applyChatPause(t, state, received({ group: null }), SETTINGS, T)).toBe(PAUSED);
 		expect(
 			applyChatPause(
 				t,
@@ -275,15 +276,22 @@ describe('the record in static data', () => {
 		]);
 	});
 
-	test('a row that does not read back is skipped, the others kept', () => {
+	test('kept under pauseRows and pausesRev, where earlier versions saved them', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		applyChatPause(t, state, sent({}, iso(T)), SETTINGS, T);
+		expect(Object.keys(state).sort()).toEqual(['pauseRows', 'pausesRev']);
+	});
+
+	test('a row whose time does not read back is skipped, the others kept', () => {
 		const other = trigger();
-		const state = {
-			pauseRows: 'x@c.us\u0001zz!\u0001F',
-			pausesRev: 'r1',
-		} as unknown as WebhookState;
-		expect(
-			applyChatPause(other, state, received({ chatId: 'x@c.us' }), SETTINGS, T),
-		).toBeUndefined();
+		const at = T.toString(36);
+		for (const rows of [`x@c.us zz! F;y@c.us ${at} F`, `x@c.us ${at} zz!;y@c.us ${at} F`]) {
+			const state = { pauseRows: rows, pausesRev: `r-${rows}` } as unknown as WebhookState;
+			const stops = (chatId: string) =>
+				applyChatPause(other, state, received({ chatId }), SETTINGS, T);
+			expect([stops('x@c.us'), stops('y@c.us')]).toEqual([undefined, PAUSED]);
+		}
 	});
 
 	test('two copies of one chat: the newer word wins, whichever copy holds it', () => {

@@ -198,6 +198,8 @@ describe('the rules with small bounds (2 entries, 1 s)', () => {
 		// Merged both ways: the later time, who ran it from both, no "ran" when neither says.
 		ledger.record(context, loaded, 'x', { at: 250, ran: ['/c'] }, 300);
 		expect(loaded.pending!.x).toEqual({ at: 300, ran: ['/b', '/c'] });
+		ledger.record(context, loaded, 'x', { at: 300 }, 300);
+		expect(loaded.pending!.x).toEqual({ at: 300, ran: ['/b', '/c'] });
 		ledger.record(context, loaded, 'n', { at: 300 }, 300);
 		ledger.record(context, loaded, 'n', { at: 300 }, 300);
 		expect(loaded.pending!.n).toEqual({ at: 300 });

@@ -5,6 +5,7 @@
 import {
 	carryToStaticData,
 	failedHandoff,
+	missedSummarySchema,
 	forgetMissed,
 	isSetAside,
 	missedEvent,
@@ -511,5 +512,86 @@ describe('each rule at its edge (one member, the clock in the test)', () => {
 			carryToStaticData(context, noMisses, MEMBER);
 			expect(Object.keys(noMisses.members![MEMBER].missed!)).toEqual(['m1']);
 		});
+	});
+	test("a member's report of forgotten misses is gone in this process too, even where static data has no record of it", () => {
+		const context = listener();
+		const state: WebhookState = {};
+		missedEvent(context, state, MEMBER, 'a', miss('a'), T);
+		missedEvent(context, state, MEMBER, 'b', miss('b'), T + 5);
+		missedEvent(context, state, MEMBER, 'c', miss('c'), T + 6);
+		forgetMissed(context, state, MEMBER, T + 5);
+		// Another request's copy of static data, loaded before this member had a record.
+		expect(missedSummary(context, {}, MEMBER, T + 9)!.events!.map((e) => e.id)).toEqual([
+			'event c',
+		]);
+	});
+
+	test('the largest cleared time of two copies is kept, also when the newer copy has none', () => {
+		const context = listener();
+		failedHandoff(context, {}, MEMBER, T + 10);
+		const stored: WebhookState = {
+			members: { [MEMBER]: { changedAt: T, failures: 0, clearedUpTo: T + 5 } },
+		};
+		missedEvent(context, stored, MEMBER, 'new', miss('new'), T + 11);
+		// A stale copy still holding a miss reported before T + 5 does not bring it back.
+		const stale: WebhookState = {
+			members: { [MEMBER]: { changedAt: T - 1, failures: 0, missed: { old: ['t', T + 1, 'o'] } } },
+		};
+		expect(missedSummary(context, stale, MEMBER, T + 20)!.events!.map((e) => e.id)).toEqual([
+			'event new',
+		]);
+	});
+
+	test("a write for one member keeps the others' records", () => {
+		const context = listener();
+		const other = '/webhook/other/webhook';
+		const state: WebhookState = {
+			members: { [other]: { changedAt: T, failures: 2, since: T - 1 } },
+		};
+		failedHandoff(context, state, MEMBER, T + 1);
+		expect(Object.keys(state.members!).sort()).toEqual([MEMBER, other].sort());
+		expect(state.members![other]).toEqual({ changedAt: T, failures: 2, since: T - 1 });
+	});
+
+	test('misses at the same time are listed by their id, whatever order they were recorded in', () => {
+		const context = listener();
+		for (const order of [
+			['id-c', 'id-a', 'id-b'],
+			['id-b', 'id-c', 'id-a'],
+			['id-a', 'id-b', 'id-c'],
+		]) {
+			const state: WebhookState = {
+				members: {
+					[MEMBER]: {
+						changedAt: T,
+						failures: 0,
+						missed: Object.fromEntries(order.map((id, i) => [`l${i}`, ['t', T, id]])),
+					},
+				},
+			};
+			expect(missedSummary(context, state, MEMBER, T)!.events!.map((e) => e.id)).toEqual([
+				'id-a',
+				'id-b',
+				'id-c',
+			]);
+		}
+	});
+
+	test("the summary as the member reads it (missedSummarySchema): every field kept, a holder's answer without events accepted, a malformed one refused", () => {
+		const context = listener();
+		const state: WebhookState = {};
+		missedEvent(context, state, MEMBER, 'a', miss('a', 'group.updated'), T);
+		const summary = missedSummary(context, state, MEMBER, T + 1)!;
+		expect(missedSummarySchema.parse(JSON.parse(JSON.stringify(summary)))).toEqual(summary);
+		const { events, ...earlier } = summary;
+		expect(events).toHaveLength(1);
+		expect(missedSummarySchema.parse(earlier)).toEqual(earlier);
+		for (const broken of [
+			{ ...summary, count: '1' },
+			{ ...summary, types: { 'group.updated': 'one' } },
+			{ ...summary, events: [{ id: 'x', type: 't' }] },
+			{ ...summary, upTo: undefined },
+		])
+			expect(missedSummarySchema.safeParse(broken).success).toBe(false);
 	});
 });

@@ -207,12 +207,15 @@ describe('what each answer means', () => {
 		expect(JSON.parse(offers.mock.calls[1][4]).asked).toBe(2);
 	});
 
-	test('re-asked without a first ask recorded counts from 0', async () => {
+	test('re-asked without a first ask recorded counts from 0; a wait that does not pass it on keeps it', async () => {
 		const h = holder();
 		const wait = waitIn(h);
 		runsAnswer(took({ reAsked: true }));
 		const r = reply();
-		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1');
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+			kind: 'answered a waiting run',
+			passOn: false,
+		});
 		expect(stored(h, wait).asked).toBe(1);
 	});
 
@@ -305,6 +308,18 @@ describe('what each answer means', () => {
 			passOn: true,
 		});
 		expect(stored(h, wait).until).toBe(wait.until);
+	});
+
+	test('a redelivery to a wait that does not pass replies on: answered, not passed on', async () => {
+		const h = holder();
+		waitIn(h);
+		runsAnswer(took(), { kind: 'gone' });
+		const r = reply();
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1');
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+			kind: 'answered a waiting run',
+			passOn: false,
+		});
 	});
 
 	test('409 from a wait younger than a minute: not waiting yet, retry later; from the minute on, it ended', async () => {

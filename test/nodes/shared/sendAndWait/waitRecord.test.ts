@@ -21,6 +21,7 @@ import {
 	waitStored,
 	type WaitEntry,
 } from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import { signedWaitParams } from '../../../../nodes/shared/sendAndWait/waitingRunUrl';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 const NOW = 1_900_000_000_000;
@@ -75,6 +76,35 @@ describe('as static data holds it', () => {
 		// The end counts from the start: another start, the same end.
 		recordWait(t, state, wait('3', { since: NOW - 99_999, until: NOW + 5 }), NOW);
 		expect(waitsInStaticData(state)['3']).toMatchObject({ since: NOW - 99_999, until: NOW + 5 });
+	});
+
+	test("n8n's signed resume path, kept packed, reads back byte for byte, with and without Pass the Reply On", () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		const node = '0b7c3e2a-1f4d-4c8e-9a6b-2d5e8f1a3c7b';
+		const signed = (id: string, changes: Partial<WaitEntry>) => {
+			const w = wait(id, changes);
+			const query = new URLSearchParams(signedWaitParams(w)).toString();
+			return {
+				...w,
+				resumePath: `/webhook-waiting/${id}/${node}?${query}&signature=${'ab'.repeat(32)}`,
+			};
+		};
+		const passing = signed('p', { passOn: true });
+		const keeping = signed('k', {});
+		recordWait(t, state, passing, NOW);
+		recordWait(t, state, keeping, NOW);
+		// Packed: the row does not repeat the path's query.
+		expect(state.waitRows!.length).toBeLessThan(
+			passing.resumePath.length + keeping.resumePath.length,
+		);
+		expect(waitsInStaticData(state)).toEqual({ p: passing, k: keeping });
+	});
+
+	test('kept under waitRows and waitsRev, where earlier versions saved them', () => {
+		const state: WebhookState = {};
+		recordWait(trigger(), state, wait('1'), NOW);
+		expect(Object.keys(state).sort()).toEqual(['waitRows', 'waitsRev']);
 	});
 
 	test('a wait missing its chat, channel or resume path, or with a time that is not one, is not read back', () => {
@@ -329,6 +359,14 @@ describe('which waits a message may answer: the remaining conditions', () => {
 			ids(waitsForReply(t, state, message({ replyTo: { id: 'q-quoted' } }), 'd1', NOW)),
 		).toEqual(['took', 'quoted', 'old', 'none']);
 		expect(ids(waitsForReply(t, state, message(), 'd2', NOW))).toEqual(['old', 'none', 'quoted']);
+		// A wait recorded without a question id (it is optional) is not taken as quoted by a message that quotes nothing.
+		const t2 = trigger();
+		const s2: WebhookState = {};
+		recordWait(t2, s2, wait('older', { since: NOW - 9_000 }), NOW);
+		recordWait(t2, s2, { ...wait('newer', { since: NOW - 1_000 }), questionId: undefined }, NOW);
+		expect(ids(waitsForReply(t2, s2, message(), 'd3', NOW))).toEqual(['older', 'newer']);
+		// As this process alone knows it (another request's static data, without either).
+		expect(ids(waitsForReply(t2, {}, message(), 'd3', NOW))).toEqual(['older', 'newer']);
 	});
 
 	test('a quoted id is a non-empty string, in `replyTo` or its id, messageId or message_id', () => {
