@@ -21,7 +21,7 @@ export default {
 	jest: {
 		configFile: 'test/mutation/jest.config.js',
 		config: { testMatch: chosen.flatMap((g) => g.tests).map((t) => `<rootDir>/${t}`) },
-		enableFindRelatedTests: false,
+		enableFindRelatedTests: true,
 	},
 	checkers: ['typescript'],
 	tsconfigFile: 'test/mutation/tsconfig.json',
