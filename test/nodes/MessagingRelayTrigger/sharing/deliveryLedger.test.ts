@@ -45,70 +45,6 @@ test('what is known of one delivery is merged: who ran it grows, never shrinks',
 	expect(state.pending!.x).toEqual({ at: 2_000, ran: ['self', '/m'] });
 });
 
-test("a member's record: bounded by count (the oldest go, and dropping one still within its age is logged) and by age (past the bound it is not found)", () => {
-	const warnings: string[] = [];
-	const context = { ...listener(), logger: { warn: (message: string) => warnings.push(message) } };
-	const state: WebhookState = {};
-	const start = Date.now();
-	for (let i = 0; i < 2_001; i++)
-		memberLedger.record(context, state, `id-${i}`, { at: start + i }, start + i);
-	expect(Object.keys(state.taken!)).toHaveLength(2_000);
-	expect(memberLedger.find(context, state, 'id-0', start + 2_001)).toBeUndefined();
-	expect(memberLedger.find(context, state, 'id-2000', start + 2_001)).toBeDefined();
-	expect(
-		memberLedger.find(context, state, 'id-2000', start + 2_000 + 15 * 60_000 + 1),
-	).toBeUndefined();
-	// Reaching the bound is visible in n8n's log, once a minute at most, naming the trigger.
-	expect(warnings).toEqual([
-		expect.stringContaining(
-			'"Messaging Relay Trigger": more than 2000 forwarded events in 15 minutes',
-		),
-	]);
-
-	const small = new DeliveryLedger('pending', { maxEntries: 2, maxAgeMs: 1_000 });
-	const other: WebhookState = {};
-	small.record(context, other, 'old', { at: 0 }, 0);
-	small.record(context, other, 'new', { at: 5_000 }, 5_000);
-	expect(Object.keys(other.pending!)).toEqual(['new']);
-});
-
-test('the holder keeps every delivery answered 503 while a member fails until it is set aside (5 a second for 2 minutes)', () => {
-	// At 100 entries the oldest were pruned and their redeliveries ran the holder again (set-aside soak).
-	const context = listener('webhook', 'wf-ledger-setaside');
-	const state: WebhookState = {};
-	const start = 1_000_000;
-	for (let i = 0; i < 600; i++)
-		holderLedger.record(
-			context,
-			state,
-			`d-${i}`,
-			{ at: start + i * 200, ran: ['/m'] },
-			start + i * 200,
-		);
-	const now = start + 600 * 200;
-	expect(Object.keys(state.pending!)).toHaveLength(600);
-	expect(holderLedger.find(context, state, 'd-0', now)?.ran).toEqual(['/m']);
-});
-
-test('the holder keeps every delivery answered 503 within the hour, however many (no count bound: a dropped one would run again)', () => {
-	const context = listener('webhook', 'wf-ledger-long-incident');
-	const state: WebhookState = {};
-	const start = 1_000_000;
-	// 5 a second for 5 minutes: the old bound of 1,000 dropped the first 500 of them.
-	for (let i = 0; i < 1_500; i++)
-		holderLedger.record(
-			context,
-			state,
-			`d-${i}`,
-			{ at: start + i * 200, ran: ['self'] },
-			start + i * 200,
-		);
-	const now = start + 1_500 * 200;
-	expect(Object.keys(state.pending!)).toHaveLength(1_500);
-	expect(holderLedger.find(context, state, 'd-0', now)?.ran).toEqual(['self']);
-	expect(holderLedger.find(context, state, 'd-0', start + 60 * 60_000 + 1)).toBeUndefined();
-});
-
 test('forgetting removes both copies; an empty record is empty in this process and in static data', () => {
 	const context = listener();
 	const state: WebhookState = {};
@@ -210,4 +146,201 @@ test('a forward whose run n8n answers 500 "Error in workflow" leaves nothing in 
 	failed.emit('finish');
 	expect(memberLedger.find(context, database, 'e1')).toBeUndefined();
 	expect(memberLedger.isRunning(context, 'e1')).toBe(false);
+});
+
+describe('the rules with small bounds (2 entries, 1 s)', () => {
+	const bounds = { maxEntries: 2, maxAgeMs: 1_000 };
+	const withLog = () => {
+		const warnings: string[] = [];
+		const context = {
+			...listener(),
+			logger: { warn: (message: string) => warnings.push(message) },
+		};
+		return { context, warnings };
+	};
+
+	test('found up to its age bound, to the millisecond, in memory or in static data', () => {
+		const ledger = new DeliveryLedger('taken', bounds);
+		const context = listener();
+		const state: WebhookState = {};
+		ledger.record(context, state, 'a', { at: 10_000 }, 10_000);
+		expect(ledger.find(context, state, 'a', 11_000)).toEqual({ at: 10_000 });
+		expect(ledger.find(context, state, 'a', 11_001)).toBeUndefined();
+		// Static data alone (another process's memory) and memory alone each find it.
+		expect(ledger.find(listener(), state, 'a', 10_500)).toEqual({ at: 10_000 });
+		expect(ledger.find(context, {}, 'a', 10_500)).toEqual({ at: 10_000 });
+		expect(ledger.find(context, state, 'b', 10_500)).toBeUndefined();
+		// Its field, not the other ledger's.
+		expect(state).toEqual({ taken: { a: { at: 10_000 } } });
+	});
+
+	test('without a time, now: a fresh entry is found, one past its age is not', () => {
+		const ledger = new DeliveryLedger('pending', bounds);
+		const context = listener();
+		const state: WebhookState = {};
+		ledger.record(context, state, 'now', { at: Date.now() });
+		expect(ledger.find(context, state, 'now')).toBeDefined();
+		ledger.record(context, state, 'old', { at: Date.now() - 1_500 }, Date.now() - 1_500);
+		expect(ledger.find(context, state, 'old')).toBeUndefined();
+	});
+
+	test('a save carries what static data held, this process knows, and the new entry; merged per delivery', () => {
+		const ledger = new DeliveryLedger('pending', { maxEntries: 10, maxAgeMs: 1_000 });
+		const context = listener();
+		const loaded: WebhookState = { pending: { s: { at: 100, ran: ['/a'] }, x: { at: 100 } } };
+		ledger.record(context, {}, 'm', { at: 200, ran: ['self'] }, 200);
+		ledger.record(context, loaded, 'x', { at: 300, ran: ['/b', '/b'] }, 300);
+		expect(loaded.pending).toEqual({
+			s: { at: 100, ran: ['/a'] },
+			m: { at: 200, ran: ['self'] },
+			x: { at: 300, ran: ['/b'] },
+		});
+		// Merged both ways: the later time, who ran it from both, no "ran" when neither says.
+		ledger.record(context, loaded, 'x', { at: 250, ran: ['/c'] }, 300);
+		expect(loaded.pending!.x).toEqual({ at: 300, ran: ['/b', '/c'] });
+		ledger.record(context, loaded, 'x', { at: 300 }, 300);
+		expect(loaded.pending!.x).toEqual({ at: 300, ran: ['/b', '/c'] });
+		ledger.record(context, loaded, 'n', { at: 300 }, 300);
+		ledger.record(context, loaded, 'n', { at: 300 }, 300);
+		expect(loaded.pending!.n).toEqual({ at: 300 });
+	});
+
+	test('past its age an entry is dropped from both copies at the next save; at its age it stays', () => {
+		const ledger = new DeliveryLedger('taken', { maxEntries: 10, maxAgeMs: 1_000 });
+		const context = listener();
+		const state: WebhookState = { taken: { stored: { at: 0 } } };
+		ledger.record(context, state, 'kept', { at: 0 }, 0);
+		ledger.record(context, state, 'late', { at: 1_000 }, 1_000);
+		expect(Object.keys(state.taken!).sort()).toEqual(['kept', 'late', 'stored']);
+		ledger.record(context, state, 'later', { at: 1_001 }, 1_001);
+		expect(Object.keys(state.taken!).sort()).toEqual(['late', 'later']);
+		// Gone from memory too: a save into empty static data does not bring it back.
+		const fresh: WebhookState = {};
+		ledger.record(context, fresh, 'last', { at: 1_001 }, 1_001);
+		expect(Object.keys(fresh.taken!).sort()).toEqual(['last', 'late', 'later']);
+	});
+
+	test('beyond the count the oldest go, in both copies; dropping one within its age is logged once a minute', () => {
+		const ledger = new DeliveryLedger('taken', { maxEntries: 2, maxAgeMs: 10 * 60_000 });
+		const { context, warnings } = withLog();
+		const state: WebhookState = {};
+		const T = 1_900_000_000_000;
+		ledger.record(context, state, 'b', { at: T + 2 }, T + 2);
+		ledger.record(context, state, 'a', { at: T + 1 }, T + 2);
+		expect(warnings).toEqual([]);
+		ledger.record(context, state, 'c', { at: T + 3 }, T + 3);
+		expect(Object.keys(state.taken!).sort()).toEqual(['b', 'c']);
+		expect(ledger.find(context, {}, 'a', T + 3)).toBeUndefined();
+		expect(warnings).toEqual([
+			'Messaging Relay Trigger "Messaging Relay Trigger": more than 2 forwarded events in 10 minutes; the oldest records of what this trigger ran were dropped, so one of those events forwarded again would run again.',
+		]);
+		ledger.record(context, state, 'd', { at: T + 60_002 }, T + 60_002);
+		expect(warnings).toHaveLength(1);
+		ledger.record(context, state, 'e', { at: T + 60_003 }, T + 60_003);
+		expect(warnings).toHaveLength(2);
+		expect(Object.keys(state.taken!).sort()).toEqual(['d', 'e']);
+	});
+
+	test('the first drop is logged whenever it comes; a save without a logger drops as well, silently', () => {
+		const ledger = new DeliveryLedger('taken', { maxEntries: 1, maxAgeMs: 90_000 });
+		const { context, warnings } = withLog();
+		const T = 1_900_000_000_000;
+		ledger.record(context, {}, 'a', { at: T + 5 }, T + 5);
+		ledger.record(context, {}, 'b', { at: T + 6 }, T + 6);
+		expect(warnings).toHaveLength(1);
+		expect(warnings[0]).toContain('more than 1 forwarded events in 2 minutes');
+		const quiet = new DeliveryLedger('taken', { maxEntries: 1, maxAgeMs: 90_000 });
+		const state: WebhookState = {};
+		const bare = listener();
+		quiet.record(bare, state, 'a', { at: 5 }, 5);
+		quiet.record(bare, state, 'b', { at: 6 }, 6);
+		expect(Object.keys(state.taken!)).toEqual(['b']);
+	});
+
+	test('forgetting one entry keeps the others, and writes static data only if it held it', () => {
+		const ledger = new DeliveryLedger('pending', { maxEntries: 10, maxAgeMs: 1_000 });
+		const context = listener();
+		const state: WebhookState = {};
+		ledger.record(context, state, 'a', { at: 0 }, 0);
+		ledger.record(context, state, 'b', { at: 0 }, 0);
+		ledger.forget(context, state, 'a');
+		expect(state.pending).toEqual({ b: { at: 0 } });
+		expect(ledger.find(context, {}, 'b', 0)).toEqual({ at: 0 });
+		expect(ledger.isEmpty(context, {})).toBe(false);
+		const untouched = { pending: { other: { at: 0 } } } as WebhookState;
+		const before = untouched.pending;
+		ledger.forget(context, untouched, 'b');
+		expect(untouched.pending).toBe(before);
+		expect(untouched.pending).toEqual({ other: { at: 0 } });
+		expect(ledger.isEmpty(context, {})).toBe(true);
+		expect(ledger.isEmpty(context, untouched)).toBe(false);
+		// Forgetting what nobody holds changes nothing.
+		const empty: WebhookState = {};
+		ledger.forget(listener(), empty, 'zzz');
+		expect(empty).toEqual({});
+	});
+
+	test('a forward answered 2xx (up to 299) counts once its answer has gone out; 300 or more does not', () => {
+		const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+		const answer = (status: number) =>
+			Object.assign(new EventEmitter(), { statusCode: status, writableFinished: true });
+		const ledger = new DeliveryLedger('taken', { maxEntries: 10, maxAgeMs: 60_000 });
+		const context = listener();
+		const state: WebhookState = {};
+		const ok = answer(299);
+		ledger.recordUntilAnswered(context, state, 'ok', ok, 1_000);
+		// Known at once in this process (the holder's repeated forward finds it), never in static data yet.
+		expect(ledger.find(context, {}, 'ok', 1_000)).toEqual({ at: 1_000 });
+		expect(state.taken).toBeUndefined();
+		ok.emit('finish');
+		expect(ledger.find(context, {}, 'ok', 1_000)).toEqual({ at: 1_000 });
+		const redirect = answer(300);
+		ledger.recordUntilAnswered(context, state, 'r', redirect, 1_000);
+		redirect.emit('finish');
+		expect(ledger.find(context, {}, 'r', 1_000)).toBeUndefined();
+		expect(ledger.isRunning(context, 'r')).toBe(false);
+	});
+
+	test('an answer settles once: a close after a 2xx finish forgets nothing', () => {
+		const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+		const ledger = new DeliveryLedger('taken', { maxEntries: 10, maxAgeMs: 60_000 });
+		const context = listener();
+		const response = Object.assign(new EventEmitter(), {
+			statusCode: 200,
+			writableFinished: true,
+		});
+		ledger.recordUntilAnswered(context, {}, 'once', response, 1_000);
+		response.emit('finish');
+		response.writableFinished = false;
+		response.emit('close');
+		expect(ledger.find(context, {}, 'once', 1_000)).toEqual({ at: 1_000 });
+	});
+
+	test('running is per listener: the test listener of the workflow does not see the published one running', () => {
+		const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+		const ledger = new DeliveryLedger('taken', { maxEntries: 10, maxAgeMs: 60_000 });
+		const published = listener('webhook', 'wf-ledger-running-per-listener');
+		const test = listener('manual', 'wf-ledger-running-per-listener');
+		const response = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: true });
+		ledger.recordUntilAnswered(published, {}, 'p', response, 1_000);
+		expect(ledger.isRunning(published, 'p')).toBe(true);
+		expect(ledger.isRunning(test, 'p')).toBe(false);
+		expect(ledger.isRunning(published, 'q')).toBe(false);
+		response.emit('finish');
+	});
+
+	test('a save of another entry leaves a running forward out, even one static data already held', () => {
+		const { EventEmitter } = jest.requireActual<typeof import('node:events')>('node:events');
+		const ledger = new DeliveryLedger('taken', { maxEntries: 10, maxAgeMs: 60_000 });
+		const context = listener();
+		const running = Object.assign(new EventEmitter(), { statusCode: 500, writableFinished: true });
+		ledger.recordUntilAnswered(context, {}, 'run', running, 1_000);
+		const copy: WebhookState = {};
+		ledger.record(context, copy, 'other', { at: 1_000 }, 1_000);
+		expect(Object.keys(copy.taken!)).toEqual(['other']);
+		// A record of the running forward itself is a save of it (its own request's answer was 2xx).
+		ledger.record(context, copy, 'run', { at: 1_000 }, 1_000);
+		expect(Object.keys(copy.taken!).sort()).toEqual(['other', 'run']);
+		running.emit('finish');
+	});
 });

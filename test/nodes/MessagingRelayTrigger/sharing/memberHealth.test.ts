@@ -3,7 +3,9 @@
  * static data (each request saves its whole copy; the last save wins) that it must survive.
  */
 import {
+	carryToStaticData,
 	failedHandoff,
+	missedSummarySchema,
 	forgetMissed,
 	isSetAside,
 	missedEvent,
@@ -215,4 +217,381 @@ test('a holder that stops holding forgets its record of members', async () => {
 	expect(state.members).toBeDefined();
 	forgetHolder(state);
 	expect(state.members).toBeUndefined();
+});
+
+describe('each rule at its edge (one member, the clock in the test)', () => {
+	const T = 1_900_000_000_000;
+	const miss = (id: string, type = 'message.received') => ({ type, missedId: `event ${id}` });
+
+	test('set aside at the 3rd failure exactly 2 minutes after the first; 2 failures over any time are not enough', () => {
+		const context = listener();
+		const state: WebhookState = {};
+		failedHandoff(context, state, MEMBER, T);
+		expect(failedHandoff(context, state, MEMBER, T + 10 * MINUTE)).toEqual({
+			setAside: false,
+			justNow: false,
+		});
+		const other = '/webhook/other/webhook';
+		failedHandoff(context, state, other, T);
+		failedHandoff(context, state, other, T + 1);
+		expect(failedHandoff(context, state, other, T + 2 * MINUTE - 1).setAside).toBe(false);
+		expect(failedHandoff(context, state, other, T + 2 * MINUTE)).toEqual({
+			setAside: true,
+			justNow: true,
+		});
+		expect(state.members![other]).toMatchObject({
+			failures: 4,
+			since: T,
+			setAsideAt: T + 2 * MINUTE,
+		});
+	});
+
+	test('a first failure starts the span at its own time, whatever an earlier record left in `since`', () => {
+		const context = listener();
+		const state: WebhookState = {
+			members: { [MEMBER]: { changedAt: T - 10 * MINUTE, failures: 0, since: T - 10 * MINUTE } },
+		};
+		failedHandoff(context, state, MEMBER, T);
+		failedHandoff(context, state, MEMBER, T + 1);
+		expect(failedHandoff(context, state, MEMBER, T + 2)).toEqual({
+			setAside: false,
+			justNow: false,
+		});
+		expect(state.members![MEMBER]).toMatchObject({ failures: 3, since: T, changedAt: T + 2 });
+	});
+
+	test('a member taking a hand-off: written only if it was failing or set aside, and then cleared', () => {
+		const context = listener();
+		const state: WebhookState = {};
+		tookHandoff(context, state, MEMBER, T);
+		expect(state).toEqual({});
+		const healthy: WebhookState = {
+			members: { [MEMBER]: { changedAt: T, failures: 0 } },
+		};
+		const before = healthy.members;
+		tookHandoff(context, healthy, MEMBER, T + 1);
+		expect(healthy.members).toBe(before);
+		failedHandoff(context, state, MEMBER, T);
+		tookHandoff(context, state, MEMBER, T + 5);
+		expect(state.members![MEMBER]).toEqual({ changedAt: T + 5, failures: 0 });
+		// Set aside with no failures counted (an older record): still taken back.
+		const aside: WebhookState = {
+			members: { [MEMBER]: { changedAt: T, failures: 0, setAsideAt: T } },
+		};
+		const other = listener();
+		expect(isSetAside(other, aside, MEMBER)).toBe(true);
+		tookHandoff(other, aside, MEMBER, T + 5);
+		expect(isSetAside(other, aside, MEMBER)).toBe(false);
+		expect(aside.members![MEMBER]).toEqual({ changedAt: T + 5, failures: 0 });
+	});
+
+	test('misses: kept up to the bound with their type, time and id; beyond it only counted', () => {
+		const kept = setAsideLimits.missedKept;
+		setAsideLimits.missedKept = 2;
+		try {
+			const context = listener();
+			const state: WebhookState = {};
+			missedEvent(context, state, MEMBER, 'a', miss('a'), T);
+			expect(state.members![MEMBER]).toEqual({
+				changedAt: T,
+				failures: 0,
+				missed: { a: ['message.received', T, 'event a'] },
+			});
+			missedEvent(context, state, MEMBER, 'b', miss('b', 'group.updated'), T + 1);
+			expect(state.members![MEMBER].missedUncounted).toBeUndefined();
+			missedEvent(context, state, MEMBER, 'c', miss('c'), T + 2);
+			missedEvent(context, state, MEMBER, 'c', miss('c'), T + 3);
+			missedEvent(context, state, MEMBER, 'd', miss('d'), T + 4);
+			expect(Object.keys(state.members![MEMBER].missed!)).toEqual(['a', 'b']);
+			expect(state.members![MEMBER].missedUncounted).toBe(3);
+			expect(missedSummary(context, state, MEMBER, T + 9)).toEqual({
+				count: 5,
+				types: { 'message.received': 1, 'group.updated': 1 },
+				uncounted: 3,
+				firstAt: T,
+				lastAt: T + 1,
+				upTo: T + 1,
+				events: [
+					{ id: 'event a', type: 'message.received', at: T },
+					{ id: 'event b', type: 'group.updated', at: T + 1 },
+				],
+			});
+		} finally {
+			setAsideLimits.missedKept = kept;
+		}
+	});
+
+	test('a miss never moves the record back in time', () => {
+		const context = listener();
+		const state: WebhookState = {
+			members: { [MEMBER]: { changedAt: T + 50, failures: 2, since: T } },
+		};
+		missedEvent(context, state, MEMBER, 'a', miss('a'), T + 10);
+		expect(state.members![MEMBER]).toMatchObject({ changedAt: T + 50, failures: 2, since: T });
+	});
+
+	test('the summary: nothing missed is undefined; only counted misses are reported at now; ties in time by id', () => {
+		const context = listener();
+		expect(missedSummary(context, {}, MEMBER, T)).toBeUndefined();
+		const counted: WebhookState = {
+			members: { [MEMBER]: { changedAt: T, failures: 0, missedUncounted: 4 } },
+		};
+		expect(missedSummary(context, counted, MEMBER, T + 7)).toEqual({
+			count: 4,
+			types: {},
+			uncounted: 4,
+			firstAt: T + 7,
+			lastAt: T + 7,
+			upTo: T + 7,
+			events: [],
+		});
+		const tied: WebhookState = {
+			members: {
+				[MEMBER]: {
+					changedAt: T,
+					failures: 0,
+					missed: { x: ['t', T + 1, 'id-b'], y: ['t', T + 1, 'id-a'], z: ['t', T, 'id-c'] },
+				},
+			},
+		};
+		expect(missedSummary(context, tied, MEMBER, T + 9)!.events!.map((e) => e.id)).toEqual([
+			'id-c',
+			'id-a',
+			'id-b',
+		]);
+	});
+
+	test('forgetting reported misses: those after the report stay, the counted ones go, and the record is newer', () => {
+		const context = listener();
+		forgetMissed(context, {}, MEMBER, T);
+		const state: WebhookState = {
+			members: {
+				[MEMBER]: {
+					changedAt: T + 10,
+					failures: 1,
+					missed: { a: ['t', T, 'ea'], b: ['t', T + 5, 'eb'], c: ['t', T + 6, 'ec'] },
+					missedUncounted: 9,
+					clearedUpTo: T + 100,
+				},
+			},
+		};
+		jest.spyOn(Date, 'now').mockReturnValue(T);
+		try {
+			forgetMissed(context, state, MEMBER, T + 5);
+		} finally {
+			jest.restoreAllMocks();
+		}
+		// clearedUpTo only grows: what the record had cleared (T + 100) stays cleared.
+		expect(state.members![MEMBER]).toEqual({
+			changedAt: T + 11,
+			failures: 1,
+			clearedUpTo: T + 100,
+		});
+		const fresh = listener();
+		const later: WebhookState = {
+			members: {
+				[MEMBER]: {
+					changedAt: T,
+					failures: 0,
+					missed: { a: ['t', T, 'ea'], b: ['t', T + 6, 'eb'] },
+				},
+			},
+		};
+		jest.spyOn(Date, 'now').mockReturnValue(T + 1_000);
+		try {
+			forgetMissed(fresh, later, MEMBER, T);
+		} finally {
+			jest.restoreAllMocks();
+		}
+		expect(later.members![MEMBER]).toEqual({
+			changedAt: T + 1_000,
+			failures: 0,
+			missed: { b: ['t', T + 6, 'eb'] },
+			clearedUpTo: T,
+		});
+	});
+
+	test('two copies of the record: the later write wins its state; misses are the union of both, less the cleared', () => {
+		const context = listener();
+		const state: WebhookState = {};
+		// This process: set aside, one miss.
+		failedHandoff(context, state, MEMBER, T);
+		missedEvent(context, state, MEMBER, 'mine', miss('mine'), T + 1);
+		// What another request saved: taken back later, its own miss, and a report cleared up to T.
+		const saved: WebhookState = {
+			members: {
+				[MEMBER]: {
+					changedAt: T + 5,
+					failures: 0,
+					missed: { theirs: ['t', T + 3, 'e'], old: ['t', T - 1, 'o'] },
+					clearedUpTo: T,
+				},
+			},
+		};
+		expect(missedSummary(context, saved, MEMBER, T + 9)!.events!.map((e) => e.id)).toEqual([
+			'event mine',
+			'e',
+		]);
+		missedEvent(context, saved, MEMBER, 'third', miss('third'), T + 6);
+		expect(saved.members![MEMBER]).toEqual({
+			changedAt: T + 6,
+			failures: 0,
+			missed: {
+				mine: ['message.received', T + 1, 'event mine'],
+				theirs: ['t', T + 3, 'e'],
+				third: ['message.received', T + 6, 'event third'],
+			},
+			clearedUpTo: T,
+		});
+	});
+
+	describe("carrying this process's record to static data (carryToStaticData)", () => {
+		/** A process whose memory holds what `steps` wrote (into a copy of static data nobody saved). */
+		const setUp = (
+			steps: (context: ReturnType<typeof listener>, scratch: WebhookState) => void,
+		) => {
+			const context = listener();
+			steps(context, {});
+			return context;
+		};
+
+		test('nothing known in this process, or static data as new or newer: nothing written', () => {
+			const nothing = listener();
+			const state: WebhookState = {};
+			carryToStaticData(nothing, state, MEMBER);
+			expect(state).toEqual({});
+			const context = setUp((c, s) => failedHandoff(c, s, MEMBER, T));
+			const same: WebhookState = { members: { [MEMBER]: { changedAt: T, failures: 0 } } };
+			const before = same.members;
+			carryToStaticData(context, same, MEMBER);
+			expect(same.members).toBe(before);
+		});
+
+		test('written when static data lacks it, or differs in state, start of failures, counted failures or misses', () => {
+			const context = setUp((c, s) => {
+				failedHandoff(c, s, MEMBER, T);
+				failedHandoff(c, s, MEMBER, T + 1);
+			});
+			const none: WebhookState = {};
+			carryToStaticData(context, none, MEMBER);
+			expect(none.members![MEMBER]).toEqual({ changedAt: T + 1, failures: 2, since: T });
+			const older = (fields: object): WebhookState => ({
+				members: { [MEMBER]: { changedAt: T - 1, failures: 2, since: T, ...fields } },
+			});
+			for (const differs of [{ since: T - 5 }, { failures: 1 }, { setAsideAt: T - 1 }]) {
+				const state = older(differs);
+				carryToStaticData(context, state, MEMBER);
+				expect(state.members![MEMBER]).toMatchObject({ changedAt: T + 1, failures: 2, since: T });
+			}
+		});
+
+		test('not written for what does not matter after a restart: a later time, or failures beyond the bound', () => {
+			const context = setUp((c, s) => {
+				for (let i = 0; i < 5; i++) failedHandoff(c, s, MEMBER, T + i);
+			});
+			const same: WebhookState = {
+				members: { [MEMBER]: { changedAt: T - 1, failures: 3, since: T } },
+			};
+			carryToStaticData(context, same, MEMBER);
+			expect(same.members![MEMBER]).toEqual({ changedAt: T - 1, failures: 3, since: T });
+		});
+
+		test('a miss static data lacks is written; misses it holds are not a reason', () => {
+			const context = setUp((c, s) => missedEvent(c, s, MEMBER, 'm1', miss('m1'), T));
+			const holds: WebhookState = {
+				members: { [MEMBER]: { changedAt: T - 1, failures: 0, missed: { m1: ['x', T, 'y'] } } },
+			};
+			carryToStaticData(context, holds, MEMBER);
+			expect(holds.members![MEMBER].changedAt).toBe(T - 1);
+			const lacks: WebhookState = {
+				members: { [MEMBER]: { changedAt: T - 1, failures: 0, missed: { other: ['x', T, 'y'] } } },
+			};
+			carryToStaticData(context, lacks, MEMBER);
+			expect(Object.keys(lacks.members![MEMBER].missed!).sort()).toEqual(['m1', 'other']);
+			const noMisses: WebhookState = { members: { [MEMBER]: { changedAt: T - 1, failures: 0 } } };
+			carryToStaticData(context, noMisses, MEMBER);
+			expect(Object.keys(noMisses.members![MEMBER].missed!)).toEqual(['m1']);
+		});
+	});
+	test("a member's report of forgotten misses is gone in this process too, even where static data has no record of it", () => {
+		const context = listener();
+		const state: WebhookState = {};
+		missedEvent(context, state, MEMBER, 'a', miss('a'), T);
+		missedEvent(context, state, MEMBER, 'b', miss('b'), T + 5);
+		missedEvent(context, state, MEMBER, 'c', miss('c'), T + 6);
+		forgetMissed(context, state, MEMBER, T + 5);
+		// Another request's copy of static data, loaded before this member had a record.
+		expect(missedSummary(context, {}, MEMBER, T + 9)!.events!.map((e) => e.id)).toEqual([
+			'event c',
+		]);
+	});
+
+	test('the largest cleared time of two copies is kept, also when the newer copy has none', () => {
+		const context = listener();
+		failedHandoff(context, {}, MEMBER, T + 10);
+		const stored: WebhookState = {
+			members: { [MEMBER]: { changedAt: T, failures: 0, clearedUpTo: T + 5 } },
+		};
+		missedEvent(context, stored, MEMBER, 'new', miss('new'), T + 11);
+		// A stale copy still holding a miss reported before T + 5 does not bring it back.
+		const stale: WebhookState = {
+			members: { [MEMBER]: { changedAt: T - 1, failures: 0, missed: { old: ['t', T + 1, 'o'] } } },
+		};
+		expect(missedSummary(context, stale, MEMBER, T + 20)!.events!.map((e) => e.id)).toEqual([
+			'event new',
+		]);
+	});
+
+	test("a write for one member keeps the others' records", () => {
+		const context = listener();
+		const other = '/webhook/other/webhook';
+		const state: WebhookState = {
+			members: { [other]: { changedAt: T, failures: 2, since: T - 1 } },
+		};
+		failedHandoff(context, state, MEMBER, T + 1);
+		expect(Object.keys(state.members!).sort()).toEqual([MEMBER, other].sort());
+		expect(state.members![other]).toEqual({ changedAt: T, failures: 2, since: T - 1 });
+	});
+
+	test('misses at the same time are listed by their id, whatever order they were recorded in', () => {
+		const context = listener();
+		for (const order of [
+			['id-c', 'id-a', 'id-b'],
+			['id-b', 'id-c', 'id-a'],
+			['id-a', 'id-b', 'id-c'],
+		]) {
+			const state: WebhookState = {
+				members: {
+					[MEMBER]: {
+						changedAt: T,
+						failures: 0,
+						missed: Object.fromEntries(order.map((id, i) => [`l${i}`, ['t', T, id]])),
+					},
+				},
+			};
+			expect(missedSummary(context, state, MEMBER, T)!.events!.map((e) => e.id)).toEqual([
+				'id-a',
+				'id-b',
+				'id-c',
+			]);
+		}
+	});
+
+	test("the summary as the member reads it (missedSummarySchema): every field kept, a holder's answer without events accepted, a malformed one refused", () => {
+		const context = listener();
+		const state: WebhookState = {};
+		missedEvent(context, state, MEMBER, 'a', miss('a', 'group.updated'), T);
+		const summary = missedSummary(context, state, MEMBER, T + 1)!;
+		expect(missedSummarySchema.parse(JSON.parse(JSON.stringify(summary)))).toEqual(summary);
+		const { events, ...earlier } = summary;
+		expect(events).toHaveLength(1);
+		expect(missedSummarySchema.parse(earlier)).toEqual(earlier);
+		for (const broken of [
+			{ ...summary, count: '1' },
+			{ ...summary, types: { 'group.updated': 'one' } },
+			{ ...summary, events: [{ id: 'x', type: 't' }] },
+			{ ...summary, upTo: undefined },
+		])
+			expect(missedSummarySchema.safeParse(broken).success).toBe(false);
+	});
 });

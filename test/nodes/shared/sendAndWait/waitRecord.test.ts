@@ -1,0 +1,380 @@
+/**
+ * The record of waiting runs (waitingRuns.ts) as kept, called directly: every field read back from
+ * static data as written, a row that cannot be read back skipped, two copies merged (the later
+ * question id, the earliest end, the most re-asks), ended waits kept an hour, the live count and the
+ * capacity, the other waits in a chat, dropping, the confirm and the repair. waitingRuns.test.ts
+ * covers which waits a message goes to.
+ */
+import type { IDataObject } from 'n8n-workflow';
+
+import {
+	dropWait,
+	liveWaitCount,
+	otherWaitsInChat,
+	quotedId,
+	recordWait,
+	repairWaits,
+	WAIT_CAPACITY,
+	waits,
+	waitsForReply,
+	waitsInStaticData,
+	waitStored,
+	type WaitEntry,
+} from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import { signedWaitParams } from '../../../../nodes/shared/sendAndWait/waitingRunUrl';
+import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
+
+const NOW = 1_900_000_000_000;
+const HOUR = 3_600_000;
+const ADA = '4917612345678@c.us';
+const NO_LIMIT = Date.parse('3000-01-01T00:00:00.000Z');
+
+let workflows = 0;
+/** One trigger in this process; `process` names another process's copy of the same workflow. */
+function trigger(workflowId = `wf-record-${++workflows}`, process = 'Trigger') {
+	return {
+		getWorkflow: () => ({ id: workflowId }),
+		getNode: () => ({ name: process }),
+		getMode: () => 'webhook',
+	};
+}
+
+function wait(executionId: string, changes: Partial<WaitEntry> = {}): WaitEntry {
+	return {
+		executionId,
+		resumePath: `/webhook-waiting/${executionId}/node-1?chat=x&signature=abc`,
+		chat: ADA,
+		channelId: 'num_main',
+		since: NOW - 10_000,
+		until: NOW + HOUR,
+		questionId: null,
+		...changes,
+	};
+}
+const ids = (list: WaitEntry[]) => list.map((w) => w.executionId);
+
+describe('as static data holds it', () => {
+	test('every field reads back as written, the end "wait indefinitely" included', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		const full = wait('1', {
+			until: NO_LIMIT,
+			questionId: 'msg_7',
+			passOn: true,
+			resumedBy: 'd1',
+			resumedAt: NOW - 2_000,
+			asked: 3,
+		});
+		recordWait(t, state, full, NOW);
+		const bare = wait('2');
+		recordWait(t, state, bare, NOW);
+		const stored = waitsInStaticData(state);
+		expect(stored['1']).toEqual(full);
+		expect(stored['2']).toEqual(bare);
+		// Nothing that was not given: no passOn, re-asks, resume.
+		expect(Object.keys(stored['2']).sort()).toEqual(Object.keys(bare).sort());
+		// The end counts from the start: another start, the same end.
+		recordWait(t, state, wait('3', { since: NOW - 99_999, until: NOW + 5 }), NOW);
+		expect(waitsInStaticData(state)['3']).toMatchObject({ since: NOW - 99_999, until: NOW + 5 });
+	});
+
+	test("n8n's signed resume path, kept packed, reads back byte for byte, with and without Pass the Reply On", () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		const node = '0b7c3e2a-1f4d-4c8e-9a6b-2d5e8f1a3c7b';
+		const signed = (id: string, changes: Partial<WaitEntry>) => {
+			const w = wait(id, changes);
+			const query = new URLSearchParams(signedWaitParams(w)).toString();
+			return {
+				...w,
+				resumePath: `/webhook-waiting/${id}/${node}?${query}&signature=${'ab'.repeat(32)}`,
+			};
+		};
+		const passing = signed('p', { passOn: true });
+		const keeping = signed('k', {});
+		recordWait(t, state, passing, NOW);
+		recordWait(t, state, keeping, NOW);
+		// Packed: the row does not repeat the path's query.
+		expect(state.waitRows!.length).toBeLessThan(
+			passing.resumePath.length + keeping.resumePath.length,
+		);
+		expect(waitsInStaticData(state)).toEqual({ p: passing, k: keeping });
+	});
+
+	test('kept under waitRows and waitsRev, where earlier versions saved them', () => {
+		const state: WebhookState = {};
+		recordWait(trigger(), state, wait('1'), NOW);
+		expect(Object.keys(state).sort()).toEqual(['waitRows', 'waitsRev']);
+	});
+
+	test('a wait missing its chat, channel or resume path, or with a time that is not one, is not read back', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('ok'), NOW);
+		recordWait(t, state, wait('a', { chat: '' }), NOW);
+		recordWait(t, state, wait('b', { channelId: '' }), NOW);
+		recordWait(t, state, wait('c', { resumePath: '' }), NOW);
+		recordWait(t, state, wait('d', { since: Number.NaN }), NOW);
+		recordWait(t, state, wait('e', { until: Number.POSITIVE_INFINITY }), NOW);
+		expect(Object.keys(waitsInStaticData(state))).toEqual(['ok']);
+	});
+
+	test('the record is empty until a wait is recorded, in this process and in what it loaded', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		expect(waits.isEmpty(t, state)).toBe(true);
+		recordWait(t, state, wait('1'), NOW);
+		expect(waits.isEmpty(t, state)).toBe(false);
+		expect(waits.isEmpty(trigger(), state)).toBe(false);
+	});
+});
+
+describe('two copies of one wait (two requests, two processes)', () => {
+	test('merged: the most re-asks, the earliest end and resume, the question id and resume that one of them has', () => {
+		const id = `wf-record-merge-${++workflows}`;
+		const mine = trigger(id, 'Trigger');
+		const other = trigger(id, 'Trigger (another process)');
+		const state: WebhookState = {};
+		recordWait(mine, state, wait('1', { asked: 2, until: NOW + HOUR, resumedAt: NOW - 50 }), NOW);
+		recordWait(
+			other,
+			state,
+			wait('1', {
+				asked: 1,
+				until: NOW + 10,
+				questionId: 'msg_1',
+				resumedBy: 'd9',
+				resumedAt: NOW - 10,
+			}),
+			NOW,
+		);
+		expect(waitsInStaticData(state)['1']).toEqual(
+			wait('1', {
+				asked: 2,
+				until: NOW + 10,
+				questionId: 'msg_1',
+				resumedBy: 'd9',
+				resumedAt: NOW - 50,
+			}),
+		);
+		// A later copy without them keeps the question id and the resume.
+		recordWait(mine, state, wait('1', { asked: 0 }), NOW);
+		expect(waitsInStaticData(state)['1']).toMatchObject({
+			questionId: 'msg_1',
+			resumedBy: 'd9',
+			resumedAt: NOW - 50,
+			asked: 2,
+			until: NOW + 10,
+		});
+	});
+
+	test('the later question id wins; a resume known to one copy only is kept', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { questionId: 'msg_a' }), NOW);
+		recordWait(t, state, wait('1', { questionId: 'msg_b', resumedAt: NOW - 5 }), NOW);
+		expect(waitsInStaticData(state)['1']).toMatchObject({
+			questionId: 'msg_b',
+			resumedAt: NOW - 5,
+		});
+		recordWait(t, state, wait('1', { resumedBy: 'd2' }), NOW);
+		expect(waitsInStaticData(state)['1']).toMatchObject({
+			questionId: 'msg_b',
+			resumedBy: 'd2',
+			resumedAt: NOW - 5,
+		});
+	});
+});
+
+describe('ended waits', () => {
+	test('kept an hour after their end or their resume, whichever came first, to the millisecond', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('ended', { until: NOW }), NOW);
+		recordWait(
+			t,
+			state,
+			wait('resumed', { until: NOW + 10 * HOUR, resumedBy: 'd1', resumedAt: NOW }),
+			NOW,
+		);
+		recordWait(t, state, wait('live', { until: NOW + 10 * HOUR }), NOW);
+		recordWait(t, state, wait('edge', { until: NOW + 60_000 }), NOW);
+		recordWait(t, state, wait('past', { until: NOW + 59_999 }), NOW);
+		// Expired waits go at a write, at most once a minute: here an hour after the first end.
+		recordWait(t, state, wait('x1', { until: NOW + 10 * HOUR }), NOW + HOUR);
+		expect(Object.keys(waitsInStaticData(state)).sort()).toEqual(
+			['edge', 'ended', 'live', 'past', 'resumed', 'x1'].sort(),
+		);
+		recordWait(t, state, wait('x2', { until: NOW + 10 * HOUR }), NOW + HOUR + 60_000);
+		expect(Object.keys(waitsInStaticData(state)).sort()).toEqual(['edge', 'live', 'x1', 'x2']);
+	});
+
+	test('dropping ends a live wait now, in both copies; an unknown or ended one is left as it is', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { until: NOW + HOUR }), NOW);
+		dropWait(t, state, '1', NOW + 5);
+		expect(waitsInStaticData(state)['1'].until).toBe(NOW + 5);
+		// Dropped again later: it keeps its first end.
+		dropWait(t, state, '1', NOW + 50);
+		expect(waitsInStaticData(state)['1'].until).toBe(NOW + 5);
+		// Ended at exactly now: nothing to end.
+		recordWait(t, state, wait('2', { until: NOW + 7 }), NOW);
+		const before = state.waitRows;
+		dropWait(t, state, '2', NOW + 7);
+		expect(state.waitRows).toBe(before);
+		dropWait(t, state, 'unknown', NOW);
+		expect(state.waitRows).toBe(before);
+	});
+
+	test('without a time given, now', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { since: Date.now() - 1_000, until: Date.now() + HOUR }));
+		expect(liveWaitCount(t, state)).toBe(1);
+		expect(otherWaitsInChat(t, state, wait('2'))).toBe(1);
+		dropWait(t, state, '1');
+		expect(liveWaitCount(t, state)).toBe(0);
+		expect(repairWaits(t, state)).toBe(false);
+	});
+});
+
+describe('counting live waits, and the capacity', () => {
+	test('live: not resumed and before its end (the end itself is not live)', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1'), NOW);
+		recordWait(t, state, wait('2', { until: NOW }), NOW);
+		recordWait(t, state, wait('3', { resumedBy: 'd1' }), NOW);
+		recordWait(t, state, wait('4', { until: NOW + 1 }), NOW);
+		expect(liveWaitCount(t, state, NOW)).toBe(2);
+	});
+
+	test('a new wait beyond the capacity is refused, with why; a known one is updated, an ended one makes room', () => {
+		expect(WAIT_CAPACITY).toBe(10_000);
+		const t = trigger();
+		const state: WebhookState = {};
+		expect(recordWait(t, state, wait('1'), NOW, 2)).toEqual({ recorded: true });
+		expect(recordWait(t, state, wait('2'), NOW, 2)).toEqual({ recorded: true });
+		expect(recordWait(t, state, wait('3'), NOW, 2)).toEqual({
+			recorded: false,
+			reason: 'this account already has 2 runs waiting for a reply',
+		});
+		expect(Object.keys(waitsInStaticData(state)).sort()).toEqual(['1', '2']);
+		expect(recordWait(t, state, wait('2', { questionId: 'q' }), NOW, 2)).toEqual({
+			recorded: true,
+		});
+		expect(recordWait(t, state, wait('3'), NOW)).toEqual({ recorded: true });
+		dropWait(t, state, '1', NOW);
+		expect(recordWait(t, state, wait('4'), NOW, 3)).toEqual({ recorded: true });
+	});
+});
+
+describe('other waits in a chat', () => {
+	test('live waits in the same chat, other than this one', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		const mine = wait('1');
+		recordWait(t, state, mine, NOW);
+		expect(otherWaitsInChat(t, state, mine, NOW)).toBe(0);
+		recordWait(t, state, wait('2'), NOW);
+		recordWait(t, state, wait('3', { chat: '4915100000000@c.us' }), NOW);
+		recordWait(t, state, wait('4', { resumedBy: 'd1' }), NOW);
+		recordWait(t, state, wait('5', { until: NOW }), NOW);
+		expect(otherWaitsInChat(t, state, mine, NOW)).toBe(1);
+	});
+});
+
+describe("Send and Wait's confirm, and the repair", () => {
+	test('stored: the static data this request loaded holds the wait as given (or later), not merely this process', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		const given = wait('1', { questionId: 'q1' });
+		expect(waitStored(t, state, given)).toBe(false);
+		recordWait(t, state, given, NOW);
+		expect(waitStored(t, state, given)).toBe(true);
+		expect(waitStored(t, {}, given)).toBe(false);
+		expect(waitStored(t, state, wait('1', { questionId: 'q2' }))).toBe(false);
+	});
+
+	test("repair writes back what another process's save dropped, once", () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1'), NOW);
+		const dropped: WebhookState = {};
+		expect(repairWaits(t, dropped, NOW)).toBe(true);
+		expect(Object.keys(waitsInStaticData(dropped))).toEqual(['1']);
+		expect(repairWaits(t, dropped, NOW)).toBe(false);
+	});
+});
+
+describe('which waits a message may answer: the remaining conditions', () => {
+	const message = (changes: IDataObject = {}): IDataObject => ({
+		chatId: ADA,
+		from: '+49 176 12345678',
+		channelId: 'num_main',
+		...changes,
+	});
+
+	test('a message with no channel matches every channel; one with no chat id matches by its sender only', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { channelId: 'num_sales' }), NOW);
+		recordWait(t, state, wait('2', { chat: '4917612345678' }), NOW);
+		expect(ids(waitsForReply(t, state, message({ channelId: undefined }), 'd1', NOW))).toEqual([
+			'1',
+			'2',
+		]);
+		expect(
+			ids(waitsForReply(t, state, message({ chatId: 42, channelId: 'num_main' }), 'd1', NOW)),
+		).toEqual(['2']);
+	});
+
+	test('a group message (any `group` but null or missing) does not match by its sender', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { chat: '4917612345678' }), NOW);
+		const group = message({ chatId: '120363025551234567@g.us' });
+		expect(ids(waitsForReply(t, state, { ...group, group: {} }, 'd1', NOW))).toEqual([]);
+		expect(ids(waitsForReply(t, state, { ...group, group: null }, 'd1', NOW))).toEqual(['1']);
+		expect(ids(waitsForReply(t, state, group, 'd1', NOW))).toEqual(['1']);
+	});
+
+	test('a wait at its end is not offered; a millisecond before it is', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { until: NOW }), NOW - 1);
+		expect(ids(waitsForReply(t, state, message(), 'd1', NOW - 1))).toEqual(['1']);
+		expect(ids(waitsForReply(t, state, message(), 'd1', NOW))).toEqual([]);
+	});
+
+	test('the order: the redelivered one, then the quoted one, then by age; no quote quotes nothing', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('old', { since: NOW - 9_000, questionId: 'q-old' }), NOW);
+		recordWait(t, state, wait('quoted', { since: NOW - 5_000, questionId: 'q-quoted' }), NOW);
+		recordWait(t, state, wait('took', { since: NOW - 1_000, resumedBy: 'd1' }), NOW);
+		recordWait(t, state, wait('none', { since: NOW - 7_000 }), NOW);
+		expect(
+			ids(waitsForReply(t, state, message({ replyTo: { id: 'q-quoted' } }), 'd1', NOW)),
+		).toEqual(['took', 'quoted', 'old', 'none']);
+		expect(ids(waitsForReply(t, state, message(), 'd2', NOW))).toEqual(['old', 'none', 'quoted']);
+		// A wait recorded without a question id (it is optional) is not taken as quoted by a message that quotes nothing.
+		const t2 = trigger();
+		const s2: WebhookState = {};
+		recordWait(t2, s2, wait('older', { since: NOW - 9_000 }), NOW);
+		recordWait(t2, s2, { ...wait('newer', { since: NOW - 1_000 }), questionId: undefined }, NOW);
+		expect(ids(waitsForReply(t2, s2, message(), 'd3', NOW))).toEqual(['older', 'newer']);
+		// As this process alone knows it (another request's static data, without either).
+		expect(ids(waitsForReply(t2, {}, message(), 'd3', NOW))).toEqual(['older', 'newer']);
+	});
+
+	test('a quoted id is a non-empty string, in `replyTo` or its id, messageId or message_id', () => {
+		expect(quotedId({ replyTo: '' })).toBeUndefined();
+		expect(quotedId({ replyTo: { message_id: 'm4' } })).toBe('m4');
+		expect(quotedId({ replyTo: { id: '', messageId: 'm5' } })).toBe('m5');
+		expect(quotedId({ replyTo: { id: 7, message_id: 'm6' } })).toBe('m6');
+		expect(quotedId({ replyTo: { text: 'no id' } })).toBeUndefined();
+		expect(quotedId({ replyTo: 42 })).toBeUndefined();
+	});
+});
