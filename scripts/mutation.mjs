@@ -4,11 +4,14 @@
 // to the total only, hence this check per file of reports/mutation/mutation.json.
 //
 //   npm run test:mutation                     every guarded file
-//   npm run test:mutation -- --changed        only the guarded files changed since the commit in
-//                                             test/mutation/baseline (none: says so, exits 0)
+//   npm run test:mutation -- --changed        only the guarded files whose text differs from the one
+//                                             measured (test/mutation/baseline.json; none: exits 0)
+//   ... -- --files a.ts,b.ts                  only these guarded files
+//   ... -- --record-baseline                  after a run that passed: its files' text is the baseline
 //   npm run test:mutation -- --group secrets  one group
 //   npm run test:mutation -- --check          only the per-file check of the last reports
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +27,15 @@ const option = (name) => {
 	const at = args.indexOf(name);
 	return at === -1 ? undefined : args[at + 1];
 };
-const known = new Set(['--changed', '--group', '--check', option('--group')]);
+const known = new Set([
+	'--changed',
+	'--group',
+	'--check',
+	'--record-baseline',
+	'--files',
+	option('--group'),
+	option('--files'),
+]);
 const unknown = args.filter((a) => !known.has(a));
 if (unknown.length) fail(`unknown argument ${unknown.join(' ')}`);
 
@@ -33,21 +44,19 @@ function plan() {
 	const only = option('--group');
 	if (only !== undefined && !(only in groups)) fail(`unknown group ${only}`);
 	let files = only ? groups[only].mutate : allFiles;
+	const named = option('--files')?.split(',');
+	if (named) {
+		const unknownFiles = named.filter((f) => !allFiles.includes(f));
+		if (unknownFiles.length) fail(`not a guarded file: ${unknownFiles.join(', ')}`);
+		files = files.filter((f) => named.includes(f));
+	}
 	if (args.includes('--changed')) {
-		const baseline = readFileSync(join(root, 'test/mutation/baseline'), 'utf8').trim();
-		let changed;
-		try {
-			changed = execFileSync('git', ['diff', '--name-only', baseline, '--', ...files], {
-				cwd: root,
-				encoding: 'utf8',
-			});
-		} catch {
-			fail(`cannot diff against the baseline ${baseline} (a shallow clone? fetch it)`);
-		}
-		const names = new Set(changed.split('\n').filter(Boolean));
-		files = files.filter((f) => names.has(f));
+		// By content, not by git history: CI's clone may be shallow, and a file is re-measured
+		// exactly when its text differs from the text whose score was measured.
+		const baseline = readBaseline();
+		files = files.filter((f) => baseline.sha256[f] !== sha256Of(f));
 		console.log(
-			`Guarded files changed since the baseline ${baseline.slice(0, 12)}: ${files.length ? files.join(', ') : 'none'}`,
+			`Guarded files changed since their score was measured (${baseline.measured}): ${files.length ? files.join(', ') : 'none'}`,
 		);
 	}
 	return Object.keys(groups)
@@ -113,6 +122,37 @@ function check(groupNames) {
 	console.log(`Every file at ${MINIMUM} % or more.`);
 }
 
+const BASELINE = join(root, 'test/mutation/baseline.json');
+
+/** The SHA-256 of each guarded file's text when its score was last measured at 85 % or more. */
+function readBaseline() {
+	try {
+		return JSON.parse(readFileSync(BASELINE, 'utf8'));
+	} catch {
+		fail(`cannot read ${BASELINE}: run npm run test:mutation, then -- --record-baseline`);
+	}
+}
+
+function sha256Of(file) {
+	return createHash('sha256')
+		.update(readFileSync(join(root, file)))
+		.digest('hex');
+}
+
+/** After a run that passed: the files measured now take their current text as the baseline. */
+function recordBaseline(files) {
+	let baseline = { measured: '', sha256: {} };
+	try {
+		baseline = JSON.parse(readFileSync(BASELINE, 'utf8'));
+	} catch {
+		// first record
+	}
+	for (const file of files) baseline.sha256[file] = sha256Of(file);
+	baseline.measured = new Date().toISOString().slice(0, 10);
+	writeFileSync(BASELINE, `${JSON.stringify(baseline, null, '\t')}\n`);
+	console.log(`Baseline recorded for ${files.length} file(s): ${BASELINE}`);
+}
+
 function fail(message) {
 	console.error(`test:mutation: ${message}`);
 	process.exit(1);
@@ -131,4 +171,5 @@ if (args.includes('--check')) {
 	for (const [name, seconds] of times) console.log(`group ${name}: ${seconds} s`);
 	console.log(`all: ${Math.round((Date.now() - started) / 1000)} s`);
 	check(groupsToRun.map((g) => g.name));
+	if (args.includes('--record-baseline')) recordBaseline(groupsToRun.flatMap((g) => g.files));
 }

@@ -134,6 +134,32 @@ describe('rule 2: an event run to success again is excused only by a kill that c
 		).toBeNull();
 	});
 
+	test("the attempt's idle gaps at their edges: a cut run counts to the kill, runs of earlier attempts do not count, the order of the runs is n8n's", () => {
+		const cut = (id: string, from: number) => run(id, 'crashed', from, 38.5);
+		const open = [attempt(0.5, 15.0, 'dropped'), ...attempts27.slice(1)];
+		// The holder's run started 6.5 s before the kill and was cut by it: busy up to the kill.
+		const member = [run('45', 'success', 1.0, 8.0), memberRuns[1]];
+		expect(doubleRunVerdict(member, open, kills, [...member, cut('46', 8.5)]).why).toBeNull();
+		// A run cut by the kill that started before this attempt belongs to an earlier one: it does
+		// not keep this attempt's answer due.
+		const late = [attempt(6.0, 9.5, 'dropped'), ...attempts27.slice(1)];
+		const early = [run('45', 'success', 6.2, 7.0), memberRuns[1]];
+		expect(doubleRunVerdict(early, late, kills, [...early, cut('47', 5.5)]).why).toMatch(
+			/sat idle 8\.0 s/,
+		);
+		// A member of the same attempt ended 8.5 s before this run started: the gap counts, in
+		// whatever order n8n lists the runs.
+		const second = [run('45', 'success', 10.5, 11.0), memberRuns[1]];
+		const other = run('48', 'success', 1.0, 2.0);
+		expect(doubleRunVerdict(second, open, kills, [...second, other]).why).toMatch(
+			/sat idle 8\.5 s/,
+		);
+		// Exactly 5 s between the last run's end and the kill is still due; 5.001 s is not.
+		const edge = (end: number) => [run('45', 'success', 1.0, end), memberRuns[1]];
+		expect(doubleRunVerdict(edge(10.001), open, kills).why).toBeNull();
+		expect(doubleRunVerdict(edge(10.0), open, kills).why).toMatch(/sat idle 5\.0 s/);
+	});
+
 	test('two runs after the last kill are never excused', () => {
 		expect(
 			doubleRunVerdict(
