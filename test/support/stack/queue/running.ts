@@ -58,7 +58,13 @@ export async function restart(
 			hooks.onStopped?.();
 		},
 	});
-	return { before, after, shutdownMs: stoppedAt - started, downMs: Date.now() - stoppedAt };
+	return {
+		before,
+		after,
+		stoppedAt,
+		shutdownMs: stoppedAt - started,
+		downMs: Date.now() - stoppedAt,
+	};
 }
 
 /** Resident memory of each n8n process (MiB): the n8n process and its process group (with its task runner). */
