@@ -87,7 +87,10 @@ export function executionCustomData(
  * Reports an error of a published trigger as a failed execution of its workflow (its executions list,
  * and the error workflow runs), the workflow staying published: n8n 2.x's `saveFailedExecution`. n8n
  * 1.123 has none (a trigger's `emitError` unpublishes), so there it goes to n8n's log at level error,
- * same words: `'logged'` (docs/design/n8n-internals.md, "A trigger's failed execution").
+ * same words: `'logged'` (docs/design/n8n-internals.md, "A trigger's failed execution"). The
+ * description is on the same line after " | ": n8n 1.123's console log in its default text format
+ * prints the message only, never the metadata (@n8n/backend-common logging/logger.js:155-157), and
+ * the description is what names the events a set-aside workflow missed and what to do.
  */
 export function saveFailedExecution(
 	context: ITriggerFunctions,
@@ -100,8 +103,9 @@ export function saveFailedExecution(
 	}
 	const { name } = context.getNode();
 	const workflow = context.getWorkflow();
+	const description = error.description ? ` | ${error.description.replace(/\s*\n+\s*/g, ' ')}` : '';
 	context.logger.error(
-		`Messaging Relay Trigger "${name}" of workflow "${workflow.name ?? workflow.id ?? ''}": ${error.message}`,
+		`Messaging Relay Trigger "${name}" of workflow "${workflow.name ?? workflow.id ?? ''}": ${error.message}${description}`,
 		{
 			description: error.description ?? undefined,
 			workflowId: workflow.id,

@@ -10,8 +10,10 @@ export interface ListedMisses {
 	notKept: number;
 }
 
+// After a blank line in the description; after a space where n8n 1.123's log has it on one line
+// (n8nCapabilities.ts, saveFailedExecution).
 const LIST =
-	/\n\nMissed events \(id, type, when\): (.*?)\.(?: (\d+) more were missed, counted only \(beyond the \d+ kept one by one\)\.)?$/s;
+	/\s+Missed events \(id, type, when\): (.*?)\.(?: (\d+) more were missed, counted only \(beyond the \d+ kept one by one\)\.)?$/s;
 
 /** The events listed in a report's description, or undefined when it lists none (a holder of an earlier version). */
 export function missedEventsIn(description: string | null | undefined): ListedMisses | undefined {

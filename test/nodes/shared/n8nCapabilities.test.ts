@@ -22,6 +22,7 @@ import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 import { executeSendAndWait } from '../../../nodes/MessagingRelay/actions/sendAndWait/sendAndWait';
 import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
 import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
+import { setAsideLimits } from '../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
 import {
 	executionCustomData,
 	testUrlOf,
@@ -39,6 +40,7 @@ import { relayApiRequest } from '../../../nodes/shared/transport';
 import { ADA_CHAT, receivedIn, sample, type SampleEventType } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { asN8n1, without, withoutCause } from '../../support/harness/n8n1';
+import { missedEventsIn } from '../../support/missedEvents';
 import {
 	PackageNodeTypes,
 	additionalDataFor,
@@ -190,8 +192,9 @@ describe('on n8n 1.123: many workflows on one account (no getWebhookResourceUrl)
 		try {
 			const first = await w.registrationCheckTick();
 			expect(first).toEqual({ emitted: [], failed: [] });
+			// The description follows on the same line: n8n 1.123's text log prints no metadata.
 			expect(errors.mock.calls.map(([message]) => message)).toEqual([
-				`Messaging Relay Trigger "Messaging Relay Trigger" of workflow "wf-${w.node.webhookId}": The account's webhook now points at https://crm.example.com/hook, not at this trigger`,
+				`Messaging Relay Trigger "Messaging Relay Trigger" of workflow "wf-${w.node.webhookId}": The account's webhook now points at https://crm.example.com/hook, not at this trigger | Someone or something set the account's one webhook to another URL, so this workflow receives no events. The trigger does not take it over. To receive events here again, publish this workflow again with "Replace Existing Webhook" on (the receiver at that URL then stops getting events).`,
 			]);
 			expect(errors.mock.calls[0][1]).toMatchObject({
 				description: expect.stringContaining('Replace Existing Webhook'),
@@ -200,6 +203,57 @@ describe('on n8n 1.123: many workflows on one account (no getWebhookResourceUrl)
 		} finally {
 			errors.mockRestore();
 			warnings.mockRestore();
+		}
+	});
+
+	test("a set-aside member's missed events go to n8n's log on one line that names each of them (1.123's text log prints the message, never the metadata)", async () => {
+		const span = setAsideLimits.spanMs;
+		setAsideLimits.spanMs = 500;
+		const logger = coreLogger();
+		const errors = jest.spyOn(logger, 'error').mockImplementation(() => undefined);
+		try {
+			const alert = n8n.addWorkflow(
+				'alert',
+				{ events: ['number.disconnected'] },
+				'sim-key-full',
+				3,
+			);
+			const holder = n8n.addWorkflow('logger', { events: ['*'] }, 'sim-key-full', 3);
+			for (const w of [alert, holder]) await w.publish();
+			alert.runsFail = Number.MAX_SAFE_INTEGER;
+			const disconnect = (id: string) => ({ ...sample('number.disconnected'), deliveryId: id });
+			const settled = async (body: unknown) => {
+				const { status } = await sim.deliver(body);
+				await sleep(20);
+				return status;
+			};
+			// Three failed hand-offs within the bound: the service is asked to deliver again.
+			for (let i = 0; i < 3; i++) expect(await settled(disconnect('n8n1-missed-1'))).toBe(503);
+			await sleep(600);
+			// Past the bound: set aside, the service gets its 2xx, each event offered once and missed.
+			expect(await settled(disconnect('n8n1-missed-1'))).toBe(200);
+			expect(await settled(disconnect('n8n1-missed-2'))).toBe(200);
+			errors.mockClear();
+			expect(await alert.registrationCheckTick()).toEqual({ emitted: [], failed: [] });
+			const lines = errors.mock.calls.map(([message]) => String(message));
+			expect(lines).toHaveLength(1);
+			expect(lines[0]).not.toContain('\n');
+			const prefix = `Messaging Relay Trigger "Messaging Relay Trigger" of workflow "wf-${alert.node.webhookId}": `;
+			expect(lines[0]).toMatch(
+				new RegExp(
+					`^${prefix.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}This workflow missed 2 event\\(s\\) while it could not take them \\(\\S+ to \\S+\\): number\\.disconnected × 2 \\| Its trigger failed to take the events`,
+				),
+			);
+			const [, ...description] = lines[0].split(' | ');
+			expect(
+				missedEventsIn(description.join(' | '))?.events.map(({ id, type }) => [id, type]),
+			).toEqual([
+				['n8n1-missed-1', 'number.disconnected'],
+				['n8n1-missed-2', 'number.disconnected'],
+			]);
+		} finally {
+			setAsideLimits.spanMs = span;
+			errors.mockRestore();
 		}
 	});
 });
