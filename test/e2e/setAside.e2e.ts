@@ -1,5 +1,5 @@
 /**
- * A workflow of a shared account broken on purpose, in the real n8n 2.41.1 (docs/shared-webhook.md,
+ * A workflow of a shared account broken on purpose, in the real n8n (2.41.1 and 1.123.81; docs/shared-webhook.md,
  * "A member that cannot take events for long"). Two workflows share acct_setaside: a logger of every
  * event (the holder) and a disconnect alert whose trigger fails every event it selects for a while
  * (its Numbers filter is an expression that fails until a given time, as a broken expression
@@ -12,7 +12,9 @@
  *   - the service sees 503s only until the alert has failed 3 hand-offs over 2 minutes, then none;
  *   - the alert runs every event it selects exactly once, except those the holder recorded as
  *     missed while it was set aside; once it answers again its registration check reports exactly
- *     those as a failed execution of its workflow, id for id (the ids in the reports' descriptions).
+ *     those as a failed execution of its workflow (on 1.x a line of n8n's log), id for id (the ids
+ *     in the reports' descriptions).
+ * The failing-workflow soaks below run at the same time on accounts of their own (failingSoaks).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -28,6 +30,7 @@ import {
 	api,
 	currentWebhook,
 	eventually,
+	info,
 	nodeItems,
 	productionUrl,
 	readN8nLog,
@@ -37,6 +40,9 @@ import {
 	viaBalancer,
 } from '../support/e2e';
 import { missedEventsIn } from '../support/missedEvents';
+
+/** n8n 1.123 reports a trigger's failure in its log, not as a failed execution (missedReportsOf). */
+const onN8n1 = Number(info.n8nVersion.split('.')[0]) === 1;
 
 const ACCOUNT = 'acct_setaside';
 const API_KEY = 'sim-key-setaside';
@@ -66,6 +72,21 @@ async function runsOf(workflowId: string): Promise<Map<string, number>> {
 afterAll(async () => {
 	for (const id of [logger, alert])
 		if (id) await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+});
+
+/**
+ * The failing-workflow soaks (the second test) run beside the first on accounts of their own: each
+ * spends its time waiting out the 2-minute bound, so side by side the file takes about the time of
+ * the longer one instead of both in turn (5.6 minutes on 2.41.1), which lets it run on n8n 1.123.81
+ * too within the CI budget. Started here, awaited by the second test (which starts them itself when
+ * run alone); the first test's closed loop adapts its rate to what n8n takes, the soaks send one
+ * event every 3 s on each account.
+ */
+let failingSoaksRun: Promise<Array<Awaited<ReturnType<typeof failingSoak>>>> | undefined;
+const failingSoaks = () => (failingSoaksRun ??= Promise.all(FAILING_SOAKS.map(failingSoak)));
+beforeAll(() => {
+	// Its outcome is the second test's: a failure here is reported there, not as unhandled.
+	failingSoaks().catch(() => undefined);
 });
 
 test('a member broken for longer than the bound is set aside: the service gets 2xx again, the other workflow loses nothing, the misses are reported in the broken workflow', async () => {
@@ -378,8 +399,24 @@ async function failingSoak(soak: (typeof FAILING_SOAKS)[number]) {
 	return { soak, start, deliveries, workflows: { a, b, c } };
 }
 
-/** A workflow's "This workflow missed …" reports (registrationRepair.ts): the error's message and description. */
+/**
+ * A workflow's "This workflow missed …" reports (registrationRepair.ts): the error's message and
+ * description. On n8n 2.x each is a failed execution of the workflow; n8n 1.123 has no failed
+ * execution for a published trigger, so there each is a line of n8n's log at level error, the same
+ * words with the description after " | " (n8nCapabilities.ts, saveFailedExecution).
+ */
 async function missedReportsOf(workflowId: string) {
+	if (onN8n1) {
+		const { name } = await api('GET', `/workflows/${workflowId}`);
+		const prefix = `Messaging Relay Trigger "Relay Trigger" of workflow "${String(name)}": `;
+		return readN8nLog()
+			.split('\n')
+			.filter((line) => line.startsWith(`${prefix}This workflow missed`))
+			.map((line) => {
+				const [message, ...description] = line.slice(prefix.length).split(' | ');
+				return { message, description: description.join(' | ') };
+			});
+	}
 	return (await allExecutions(workflowId))
 		.filter(
 			(e) =>
@@ -408,7 +445,7 @@ async function runsByDelivery(workflowId: string) {
 }
 
 test('a workflow whose runs all fail, as a member and as the one the webhook points at: set aside within the bound, the others lose nothing, at most 8 failed runs per event before the set-aside', async () => {
-	const soaks = await Promise.all(FAILING_SOAKS.map(failingSoak));
+	const soaks = await failingSoaks();
 	await sleep(5_000);
 	const figures: Record<string, unknown> = {};
 	for (const { soak, start, deliveries, workflows } of soaks) {
@@ -439,19 +476,9 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 			(d) => (runsC.failed.get(d.id) ?? []).filter((at) => at <= lastFailure).length,
 		);
 		const all = selects.c.map((d) => (runsC.failed.get(d.id) ?? []).length);
-		const reports = (await allExecutions(workflows.c))
-			.filter(
-				(e) =>
-					e.status === 'error' &&
-					JSON.stringify(e.data?.resultData.error ?? {}).includes('This workflow missed'),
-			)
-			.map((e) =>
-				Number(
-					/^This workflow missed (\d+) event/.exec(
-						(e.data?.resultData.error as { message?: string } | undefined)?.message ?? '',
-					)?.[1] ?? 0,
-				),
-			);
+		const reports = (await missedReportsOf(workflows.c)).map((r) =>
+			Number(/^This workflow missed (\d+) event/.exec(r.message)?.[1] ?? 0),
+		);
 		figures[soak.name] = {
 			events: deliveries.length,
 			attempts: deliveries.reduce((n, d) => n + d.result!.attempts.length, 0),
