@@ -86,11 +86,9 @@ export function executionCustomData(
 /**
  * Reports an error of a published trigger as a failed execution of its workflow (its executions list,
  * and the error workflow runs), the workflow staying published: n8n 2.x's `saveFailedExecution`. n8n
- * 1.123 has none (a trigger's `emitError` unpublishes), so there it goes to n8n's log at level error,
- * same words: `'logged'` (docs/design/n8n-internals.md, "A trigger's failed execution"). The
- * description is on the same line after " | ": n8n 1.123's console log in its default text format
- * prints the message only, never the metadata (@n8n/backend-common logging/logger.js:155-157), and
- * the description is what names the events a set-aside workflow missed and what to do.
+ * 1.123 has none (a trigger's `emitError` unpublishes), so there it goes to n8n's log at level error:
+ * `'logged'`, the description on the same line after " | ", since 1.123's text log prints no metadata
+ * and the description names the missed events (docs/design/n8n-internals.md, "A trigger's failed execution").
  */
 export function saveFailedExecution(
 	context: ITriggerFunctions,
