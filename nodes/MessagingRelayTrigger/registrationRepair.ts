@@ -4,7 +4,7 @@ import { NodeOperationError, randomInt } from 'n8n-workflow';
 import { saveFailedExecution } from '../shared/n8nCapabilities';
 import type { MissedSummary } from './sharing/memberHealth';
 import { askWhatWasMissed, confirmReported } from './sharing/missedReport';
-import { checkRegistration } from '../shared/sharedWebhook/registration';
+import { checkRegistration } from '../shared/sharedWebhook/registrationCheck';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
 import { isManagedElsewhere } from './triggerSettings';
 

@@ -1,10 +1,9 @@
-import type { INode, ITriggerFunctions, JsonObject } from 'n8n-workflow';
+import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
 import { deleteWebhook, readWebhook, registerWebhook } from '../webhookApi';
 import { ping, sendHandoff, type PeerAnswer, type ShareContext } from './peerClient';
 import {
-	allMembers,
 	formatRegistration,
 	lists,
 	mergeMemberships,
@@ -26,8 +25,8 @@ import {
 } from './webhookState';
 
 /**
- * Joining, leaving, taking over and checking the account's one webhook (docs/shared-webhook.md:
- * "Join", "checkExists", "Leave", "Repair"). Whoever PUTs the registration becomes the holder and
+ * Joining, leaving and taking over the account's one webhook (docs/shared-webhook.md: "Join",
+ * "checkExists", "Leave"; the repair's look at it is registrationCheck.ts). Whoever PUTs the registration becomes the holder and
  * receives the secret from the service itself, so no secret ever travels between triggers.
  */
 
@@ -290,54 +289,4 @@ export async function takeOver(
 		: NOBODY;
 	await registerAsHolder(context, me, others);
 	return 'registered';
-}
-
-export type RegistrationCheck =
-	| { kind: 'intact' }
-	| { kind: 'lost' }
-	/** The service keeps this trigger's registration but marked it `active: false`: register again. */
-	| { kind: 'inactive' }
-	/** The account's shared webhook (same API key) no longer lists this trigger: join again. */
-	| { kind: 'not listed' }
-	| { kind: 'elsewhere'; url: string }
-	| { kind: 'not registered by this node' };
-
-/**
- * One look at the account's webhook (docs/shared-webhook.md, "Repair"), by every published trigger for itself:
- * `lost`, `inactive` and `not listed` are repaired by joining again (n8n publishes the workflow again), anything
- * that is not this n8n's shared webhook of this account key is only reported. The URL compared is the one the
- * lifecycle stored at publish time (trigger() gets none from n8n). `whenMember` is told the holder's URL when this
- * trigger is a listed member, or the holder of a shared webhook (missedReport.ts asks the holder there).
- */
-export async function checkRegistration(
-	this: ITriggerFunctions,
-	whenMember?: (holderUrl: string) => void,
-): Promise<RegistrationCheck> {
-	const { shareKey, ownUrl } = webhookState(this);
-	// Never published by this version of the node (or its static data is gone): nothing to compare.
-	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
-	const current = await readWebhook.call(this);
-	if (!current) return { kind: 'lost' };
-	const registration = parseRegistration(current.url);
-	const own = new URL(ownUrl);
-	// A Send and Wait run took the webhook while no trigger was listed: join again, keeping its wait.
-	if (waitFromUrl(current.url) && registration?.origin === own.origin)
-		return { kind: 'not listed' };
-	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
-	if (registration?.shared && registration.origin === own.origin) {
-		const listed =
-			(!registration.holderTest && registration.holderPath === own.pathname) ||
-			registration.members.includes(own.pathname);
-		// The holder asks too (its own URL) when it shares: its own runs can be set aside like a
-		// member's (ownRuns.ts); a lone holder has no record to ask.
-		const asks = registration.holderPath !== own.pathname || allMembers(registration).length > 0;
-		if (listed && asks) whenMember?.(registration.holderUrl);
-		// An inactive webhook gets no deliveries (a service may deactivate one after failures):
-		// registering it again is the one thing a PUT is documented to do (spec, PUT /v1/webhook).
-		if (listed) return current.active === false ? { kind: 'inactive' } : { kind: 'intact' };
-		// Joining again only makes sense when the holder is a trigger of this account key.
-		const answer = await ping(this, shareKey, registration.holderUrl);
-		if (answer.kind === 'member') return { kind: 'not listed' };
-	}
-	return { kind: 'elsewhere', url: current.url };
 }

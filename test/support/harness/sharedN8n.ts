@@ -30,7 +30,7 @@ import type {
 import { sleep, Workflow } from 'n8n-workflow';
 
 import { registrationCheck } from '../../../nodes/MessagingRelayTrigger/registrationRepair';
-import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registration';
+import { checkRegistration } from '../../../nodes/shared/sharedWebhook/registrationCheck';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import {
 	startWebhookReceiver,
