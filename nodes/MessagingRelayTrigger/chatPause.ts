@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { chatKey, chatKeys } from '../shared/chatIds';
+import { chatKey, chatKeys, isDirectChat } from '../shared/chatIds';
 import type { ListenerContext } from '../shared/processKey';
 import {
 	AccountTable,
@@ -51,11 +51,20 @@ const table = new AccountTable<PauseEntry>({
 			packedUntil === 'E' ? 0 : packedUntil === 'F' ? FOREVER : unpackAfter(at, packedUntil ?? '');
 		return Number.isFinite(at) && Number.isFinite(until) ? { at, until } : undefined;
 	},
-	// The newer of two entries for one chat (by when the person's message was sent).
-	merge: (a, b) => (b.at > a.at ? b : a),
+	merge: mergePauses,
 	// Only a pause that ended a day ago or more goes.
 	expired: (p, now) => p.until <= now && p.at + KEEP_ENDED_MS <= now,
 });
+
+/**
+ * The newer of two entries for one chat (by when the person's message was sent); at the same
+ * millisecond the earlier end wins, so that a resume and a pause given at once resume, in any
+ * order (a join: docs/design/conversations-at-scale.md, "Merges are joins").
+ */
+export function mergePauses(a: PauseEntry, b: PauseEntry): PauseEntry {
+	if (a.at !== b.at) return a.at > b.at ? a : b;
+	return a.until <= b.until ? a : b;
+}
 
 /** The paused chats as static data holds them (what n8n saved), by chat key: for tests and the bench. */
 export function pausesInStaticData(state: WebhookState): Record<string, PauseEntry> {
@@ -83,9 +92,8 @@ export function applyChatPause(
 		return undefined;
 	}
 	if (body.type !== 'message.received') return undefined;
-	const isGroup = message.group !== undefined && message.group !== null;
 	// A pause given by the action node for a phone number is kept under its digits (chatIds.ts).
-	const paused = chatKeys(chat, isGroup).some(
+	const paused = chatKeys(chat, !isDirectChat(chat, message.group)).some(
 		(key) => (table.get(context, state, key)?.until ?? 0) > now,
 	);
 	return paused ? PAUSED : undefined;

@@ -29,3 +29,18 @@ export function chatKeys(chatId: string, isGroup: boolean): string[] {
 	const digits = isGroup ? undefined : phoneDigits(chatId);
 	return digits && digits !== chatId ? [chatId, digits] : [chatId];
 }
+
+/** The chat id suffixes of a one-to-one chat with a phone (the service's examples use `@c.us`). */
+const DIRECT_SUFFIXES = ['@c.us', '@s.whatsapp.net'];
+
+/**
+ * Whether a message is in a one-to-one chat with the phone that sent it: no `group`, and a chat id
+ * that is a phone's (`…@c.us`) or has no suffix. A group (`…@g.us`), a broadcast (`status@broadcast`)
+ * or a linked id (`…@lid`) is not, even when the service leaves `group` out: its sender's phone does
+ * not name the chat (docs/assumptions.md).
+ */
+export function isDirectChat(chatId: string, group: unknown): boolean {
+	if (group !== undefined && group !== null) return false;
+	const at = chatId.indexOf('@');
+	return at < 0 || DIRECT_SUFFIXES.includes(chatId.slice(at).toLowerCase());
+}

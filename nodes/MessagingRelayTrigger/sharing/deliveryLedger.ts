@@ -162,11 +162,17 @@ export type LedgerContext = ListenerContext & { logger?: { warn(message: string)
 /** A forward's key in `running`: one process life's delivery id. */
 const runningKey = (key: string, id: string) => `${key}\u0000${id}`;
 
-function merged(a: LedgerEntry | undefined, b: LedgerEntry | undefined): LedgerEntry | undefined {
+/** A join: the later time, every runner once, in order (docs/design/conversations-at-scale.md, "Merges are joins"). */
+export function mergeLedgerEntries(
+	a: LedgerEntry | undefined,
+	b: LedgerEntry | undefined,
+): LedgerEntry | undefined {
 	if (!a || !b) return a ?? b;
-	const ran = a.ran || b.ran ? [...new Set([...(a.ran ?? []), ...(b.ran ?? [])])] : undefined;
+	const ran =
+		a.ran || b.ran ? [...new Set([...(a.ran ?? []), ...(b.ran ?? [])])].sort() : undefined;
 	return { at: Math.max(a.at, b.at), ...(ran ? { ran } : {}) };
 }
+const merged = mergeLedgerEntries;
 
 /**
  * The holder's record: one hour, no count bound. It holds only deliveries answered 503, but a member

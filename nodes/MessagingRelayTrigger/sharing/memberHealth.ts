@@ -49,19 +49,34 @@ export type MissedSummary = z.infer<typeof missedSummarySchema>;
 
 const inMemory = new Map<string, Record<string, MemberRecord>>();
 
-function mergeRecord(
+/** A total order of two copies of one member's state: the newer write, then its fields as text. */
+function isNewer(a: MemberRecord, b: MemberRecord): boolean {
+	if (a.changedAt !== b.changedAt) return a.changedAt > b.changedAt;
+	const text = (r: MemberRecord) =>
+		JSON.stringify([r.failures, r.since, r.setAsideAt, r.missedUncounted ?? 0]);
+	return text(a) >= text(b);
+}
+
+/** Of two copies of one miss, the later (then the larger as text): each miss is joined on its own. */
+function laterMiss(a: MissedEntry | undefined, b: MissedEntry): MissedEntry {
+	if (!a || a[1] !== b[1]) return !a || b[1] > a[1] ? b : a;
+	return JSON.stringify(a) >= JSON.stringify(b) ? a : b;
+}
+
+/**
+ * A join (docs/design/conversations-at-scale.md, "Merges are joins"): the newer write's state, the larger
+ * `clearedUpTo`, and every miss not cleared, each miss joined on its own.
+ */
+export function mergeRecord(
 	a: MemberRecord | undefined,
 	b: MemberRecord | undefined,
 ): MemberRecord | undefined {
 	if (!a || !b) return a ?? b;
-	const [newer, older] = a.changedAt >= b.changedAt ? [a, b] : [b, a];
+	const newer = isNewer(a, b) ? a : b;
 	const clearedUpTo = Math.max(a.clearedUpTo ?? 0, b.clearedUpTo ?? 0);
 	const missed: Record<string, MissedEntry> = {};
-	for (const [id, miss] of [
-		...Object.entries(older.missed ?? {}),
-		...Object.entries(newer.missed ?? {}),
-	]) {
-		if (miss[1] > clearedUpTo) missed[id] = miss;
+	for (const [id, miss] of [...Object.entries(a.missed ?? {}), ...Object.entries(b.missed ?? {})]) {
+		if (miss[1] > clearedUpTo) missed[id] = laterMiss(missed[id], miss);
 	}
 	const merged: MemberRecord = { ...newer, missed };
 	if (clearedUpTo > 0) merged.clearedUpTo = clearedUpTo;
