@@ -1,15 +1,16 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 
-import type { IDataObject } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+
+import { markRunStarting, watchSave } from '../n8n/staticDataSave';
 
 import { processKey, type ListenerContext } from '../processKey';
 
 /**
- * A record that grows with an account (the waiting runs, the paused chats), kept so that a delivery does not pay
- * for it: ONE string of rows in static data (n8n's ObservableObject.create wraps every object there in a Proxy on
- * every delivery), parsed only when its revision changed; and in this process's memory, merged into every write,
- * since the last save of static data wins. Rows go only when `expired` says their owner is done. Why:
- * docs/design/account-state.md, "What the nodes keep now: the AccountTable".
+ * A record that grows with an account (the waiting runs, the paused chats): ONE string of rows in static data (n8n
+ * builds no Proxy for a string) beside its revision. Each process keeps a view: the join of the newest revision it
+ * loaded and what it wrote since, so that a request costs what it changes, not what the table holds. Why and the
+ * races: docs/design/conversations-at-scale.md, "What each process keeps in memory".
  */
 export interface TableShape<T> {
 	/** The static-data fields of the rows and of their revision. */
@@ -17,32 +18,58 @@ export interface TableShape<T> {
 	revField: string;
 	/** Row fields in order; each row is `id` then these, each field escaped (escapeField). */
 	encode(row: T, id: string): string[];
+	/** Undefined (or a throw) for a row that does not decode: it is skipped, logged once, dropped at the next write. */
 	decode(fields: string[], id: string): T | undefined;
+	/** A join: commutative, associative, idempotent (docs/design/conversations-at-scale.md, "Merges are joins"). */
 	merge(a: T, b: T): T;
 	expired(row: T, now: number): boolean;
-	/** Rows are also found by this key (a chat), when set: `withKey`. */
-	indexKey?(row: T): string;
+	/** Rows are also found by these keys (a chat, a delivery), when set: `withKey`. */
+	indexKeys?(row: T): string[];
 }
 
-/** Rows by id, each row's packed line (encoded once, when it changes), and ids by index key. */
-interface Rows<T> {
-	byId: Map<string, T>;
-	lines: Map<string, string>;
-	byKey: Map<string, Set<string>>;
-}
-
-interface ProcessCopy<T> {
-	memory: Rows<T>;
-	/** Static data's rows at revision `rev`, parsed; `lines`: how many lines its string has (updates are appended). */
-	stored?: { rev: string; rows: Rows<T>; lines: number };
-	/** When this process last dropped expired rows (a sweep a minute is enough: they are only kept longer). */
-	sweptAt?: number;
-	/** The revision this process last wrote: while static data still has it, memory is already in it. */
-	written?: string;
-}
+/** A process writes back its own writes of this long ago at most: shorter than any ended row is kept. */
+export const REPAIR_WINDOW_MS = 10 * 60_000;
+/** Expired rows are dropped at most this often per process (they are only kept longer). */
+const SWEEP_EVERY_MS = 60_000;
 
 const ROW = ';';
 const FIELD = ' ';
+
+interface Held<T> {
+	row: T;
+	line: string;
+	/** The counter of this process's first revision that held this form; 0: not known to be in one of ours. */
+	inOwn: number;
+}
+
+interface RecentWrite<T> {
+	row: T;
+	at: number;
+}
+
+interface ProcessCopy<T> {
+	/** This copy's name in the revisions it writes (one per listener and process): it never parses its own. */
+	writer: string;
+	view: Map<string, Held<T>>;
+	byKey: Map<string, Set<string>>;
+	/** This process's writes of the last REPAIR_WINDOW_MS, as it wrote them: all it ever writes back. */
+	recent: Map<string, RecentWrite<T>>;
+	/** The newest revision in the view (time, for the order of revisions) and this process's write counter. */
+	newestAt: number;
+	counter: number;
+	/** The last revision another process wrote that this one parsed: what it held exactly, by id. */
+	foreign?: { rev: string; rows: Map<string, Held<T>> };
+	/** Older revisions of other processes already joined into the view (a request that loaded before a save). */
+	joined: Set<string>;
+	/**
+	 * The counter of this process's first revision after the view was last taken from another process's:
+	 * every row of the view that this process has not changed since is in that revision and every later one.
+	 */
+	foundation?: number;
+	/** A write whose save was not seen (n8n failed it): the next request writes the view again. */
+	unsaved: boolean;
+	sweptAt?: number;
+}
 
 /**
  * Escapes the characters the packing uses (space, ";", "%") and everything JSON would escape, so
@@ -90,8 +117,37 @@ export function unpackAfter(base: number, packed: string): number {
 	return packed.startsWith('=') ? unpackNumber(packed.slice(1)) : base + unpackNumber(packed);
 }
 
+/** A revision: `<time base 36>.<writer>.<counter base 36>`, ordered by its time across processes. */
+function revisionOf(at: number, writer: string, counter: number): string {
+	return `${at.toString(36)}.${writer}.${counter.toString(36)}`;
+}
+
+function parseRevision(
+	rev: unknown,
+	writer: string,
+): { at: number; own: boolean; counter: number } | undefined {
+	if (typeof rev !== 'string') return undefined;
+	const [at, by, counter] = rev.split('.');
+	const time = parseInt(at ?? '', 36);
+	// A revision of an earlier version (a UUID) is someone else's, older than any of ours.
+	if (!by || counter === undefined || !Number.isFinite(time))
+		return { at: 0, own: false, counter: 0 };
+	return { at: time, own: by === writer, counter: parseInt(counter, 36) };
+}
+
+/** Rows that did not decode, logged once per process (bounded: a flood is one line each, then silence). */
+const reportedBadRows = new Set<string>();
+const MAX_REPORTED = 100;
+
+/** Where a bad row is reported: n8n's logger when the caller has one. */
+export interface TableLogger {
+	logger?: { warn(message: string, meta?: IDataObject): void };
+}
+
 /** Every table of the account, for the repair that any request not refused makes (repairTables). */
 const tables: Array<AccountTable<unknown>> = [];
+/** The requests that wrote a table (a request that then starts a run is not saved: tablesNotSaved). */
+const writers = new WeakSet<object>();
 
 export class AccountTable<T> {
 	private readonly copies = new Map<string, ProcessCopy<T>>();
@@ -100,237 +156,336 @@ export class AccountTable<T> {
 		tables.push(this as AccountTable<unknown>);
 	}
 
-	/** No row in this process's memory nor in the loaded static data: nothing to look up (no parse). */
+	/** No row in this process's view nor in the loaded static data: nothing to look up (no parse). */
 	isEmpty(context: ListenerContext, state: IDataObject): boolean {
 		const packed = state[this.shape.rowsField];
-		const held = this.copies.get(processKey(context))?.memory.byId.size ?? 0;
+		const held = this.copies.get(processKey(context))?.view.size ?? 0;
 		return held === 0 && (typeof packed !== 'string' || packed === '');
 	}
 
 	private copy(context: ListenerContext): ProcessCopy<T> {
 		const key = processKey(context);
 		let copy = this.copies.get(key);
-		if (!copy) this.copies.set(key, (copy = { memory: emptyRows() }));
+		if (!copy) {
+			copy = {
+				writer: randomBytes(6).toString('base64url'),
+				view: new Map(),
+				byKey: new Map(),
+				recent: new Map(),
+				newestAt: 0,
+				counter: 0,
+				joined: new Set(),
+				unsaved: false,
+			};
+			this.copies.set(key, copy);
+		}
 		return copy;
-	}
-
-	/** Merges a row in; returns whether it changed. */
-	private set(rows: Rows<T>, id: string, row: T, line?: string): boolean {
-		const known = rows.byId.get(id);
-		const next = known ? this.shape.merge(known, row) : row;
-		const packed = known || line === undefined ? this.line(id, next) : line;
-		if (known && rows.lines.get(id) === packed) return false;
-		rows.byId.set(id, next);
-		rows.lines.set(id, packed);
-		if (!known && this.shape.indexKey) {
-			const key = this.shape.indexKey(row);
-			const ids = rows.byKey.get(key);
-			if (ids) ids.add(id);
-			else rows.byKey.set(key, new Set([id]));
-		}
-		return true;
-	}
-
-	private delete(rows: Rows<T>, id: string) {
-		const known = rows.byId.get(id);
-		if (!known) return;
-		rows.byId.delete(id);
-		rows.lines.delete(id);
-		if (!this.shape.indexKey) return;
-		const key = this.shape.indexKey(known);
-		const ids = rows.byKey.get(key);
-		ids?.delete(id);
-		if (ids?.size === 0) rows.byKey.delete(key);
-	}
-
-	/** The rows of static data as this request loaded them: parsed once per revision and process. */
-	private stored(context: ListenerContext, state: IDataObject): Rows<T> {
-		const copy = this.copy(context);
-		const rev = state[this.shape.revField];
-		const packed = state[this.shape.rowsField];
-		if (typeof rev === 'string' && copy.stored?.rev === rev) return copy.stored.rows;
-		const rows = emptyRows<T>();
-		let lines = 0;
-		for (const [id, row, line] of unpack(this.shape, packed)) {
-			this.set(rows, id, row, line);
-			lines++;
-		}
-		if (typeof rev === 'string') copy.stored = { rev, rows, lines };
-		return rows;
-	}
-
-	/**
-	 * Whether the static data this request loaded already holds `row` (or a later form of it):
-	 * writing it would change nothing there. Memory is not consulted.
-	 */
-	storedHolds(context: ListenerContext, state: IDataObject, id: string, row: T): boolean {
-		const stored = this.stored(context, state);
-		const known = stored.byId.get(id);
-		return (
-			known !== undefined && this.line(id, this.shape.merge(known, row)) === stored.lines.get(id)
-		);
-	}
-
-	/**
-	 * Writes back what this process holds that the loaded static data lacks, or holds in an older
-	 * form: another process's save dropped it (docs/design/account-state.md, "Two webhook
-	 * processes"). Returns whether it wrote. Free while static data is this process's last write.
-	 */
-	repair(context: ListenerContext, state: IDataObject, now: number): boolean {
-		const copy = this.copy(context);
-		if (
-			copy.memory.byId.size === 0 ||
-			(copy.written !== undefined && state[this.shape.revField] === copy.written)
-		)
-			return false;
-		let behind = false;
-		for (const [id, row] of copy.memory.byId) {
-			if (this.shape.expired(row, now) || this.storedHolds(context, state, id, row)) continue;
-			behind = true;
-			break;
-		}
-		if (behind) this.write(context, state, [], now);
-		return behind;
 	}
 
 	private line(id: string, row: T): string {
 		return [id, ...this.shape.encode(row, id)].map(escapeField).join(FIELD);
 	}
 
-	/** One row as this process and static data know it, merged. */
-	get(context: ListenerContext, state: IDataObject, id: string): T | undefined {
-		const mine = this.copy(context).memory.byId.get(id);
-		const stored = this.stored(context, state).byId.get(id);
-		return mine && stored ? this.shape.merge(stored, mine) : (mine ?? stored);
+	/** Puts `row` joined with what the view holds; returns the held form when it changed, else undefined. */
+	private put(copy: ProcessCopy<T>, id: string, row: T, line?: string): Held<T> | undefined {
+		const known = copy.view.get(id);
+		const next = known ? this.shape.merge(known.row, row) : row;
+		const packed = known || line === undefined ? this.line(id, next) : line;
+		if (known && known.line === packed) return undefined;
+		const held: Held<T> = { row: next, line: packed, inOwn: 0 };
+		copy.view.set(id, held);
+		if (known) this.unindex(copy, id, known.row);
+		for (const key of this.shape.indexKeys?.(next) ?? []) {
+			const ids = copy.byKey.get(key);
+			if (ids) ids.add(id);
+			else copy.byKey.set(key, new Set([id]));
+		}
+		return held;
 	}
 
-	/** The rows whose index key is one of `keys`, by id, merged: a lookup, whatever the table holds. */
-	withKey(context: ListenerContext, state: IDataObject, keys: Iterable<string>): Map<string, T> {
-		const copy = this.copy(context);
-		const stored = this.stored(context, state);
-		const found = new Map<string, T>();
-		for (const key of keys) {
-			for (const rows of [copy.memory, stored]) {
-				for (const id of rows.byKey.get(key) ?? [])
-					if (!found.has(id)) found.set(id, this.get(context, state, id)!);
-			}
+	private unindex(copy: ProcessCopy<T>, id: string, row: T) {
+		for (const key of this.shape.indexKeys?.(row) ?? []) {
+			const ids = copy.byKey.get(key);
+			ids?.delete(id);
+			if (ids?.size === 0) copy.byKey.delete(key);
 		}
+	}
+
+	private remove(copy: ProcessCopy<T>, id: string) {
+		const known = copy.view.get(id);
+		if (!known) return;
+		copy.view.delete(id);
+		this.unindex(copy, id, known.row);
+	}
+
+	/**
+	 * Brings this process's view up to the static data this request loaded. A revision this process
+	 * wrote, or one older than the view, is already in it. A newer one another process wrote replaces
+	 * it: its rows, joined with this process's recent writes (a save that loaded before ours dropped
+	 * them). Nothing else of the old view survives, so nothing another process ended comes back.
+	 */
+	private sync(
+		context: ListenerContext & TableLogger,
+		state: IDataObject,
+		now: number,
+	): ProcessCopy<T> {
+		const copy = this.copy(context);
+		const rev = state[this.shape.revField];
+		const seen = parseRevision(rev, copy.writer);
+		// No revision: nothing was ever saved, or another process's save of the whole static data
+		// dropped the field: what this process wrote recently goes back (a stale load only costs a write).
+		if (!seen) {
+			if ([...copy.recent.values()].some((w) => now - w.at <= REPAIR_WINDOW_MS))
+				copy.unsaved = true;
+			return copy;
+		}
+		if (seen.own || copy.foreign?.rev === rev || copy.joined.has(rev as string)) return copy;
+		const parsed = new Map<string, Held<T>>();
+		for (const [id, row, line] of this.unpack(context, state[this.shape.rowsField])) {
+			// A later line of an id (an appended update of an earlier version) joins onto the earlier one.
+			const known = parsed.get(id);
+			const next = known ? this.shape.merge(known.row, row) : row;
+			parsed.set(id, { row: next, line: known ? this.line(id, next) : line, inOwn: 0 });
+		}
+		if (seen.at < copy.newestAt) {
+			// Saved before the newest revision this process knows, loaded by a request that started
+			// before that save: joined in, not taken over (a few minutes old at most; older is ignored).
+			if (copy.newestAt - seen.at <= REPAIR_WINDOW_MS) {
+				for (const [id, held] of parsed) this.put(copy, id, held.row);
+				if (copy.joined.size >= 16) copy.joined.clear();
+				copy.joined.add(rev as string);
+			}
+			return copy;
+		}
+		copy.view = new Map();
+		copy.byKey = new Map();
+		copy.joined.clear();
+		for (const [id, held] of parsed) this.put(copy, id, held.row, held.line);
+		copy.foreign = { rev: rev as string, rows: parsed };
+		copy.foundation = undefined;
+		copy.newestAt = seen.at;
+		for (const [id, write] of copy.recent) {
+			if (now - write.at > REPAIR_WINDOW_MS) copy.recent.delete(id);
+			else if (this.put(copy, id, write.row)) copy.unsaved = true;
+		}
+		return copy;
+	}
+
+	private *unpack(context: TableLogger, packed: unknown): Generator<[string, T, string]> {
+		if (typeof packed !== 'string' || packed === '') return;
+		for (const line of packed.split(ROW)) {
+			let row: T | undefined;
+			let id = '';
+			try {
+				const [first, ...fields] = line.split(FIELD).map(unescapeField);
+				id = first ?? '';
+				row = id ? this.shape.decode(fields, id) : undefined;
+			} catch {
+				row = undefined;
+			}
+			if (row !== undefined) yield [id, row, line];
+			else this.reportBadRow(context, line);
+		}
+	}
+
+	private reportBadRow(context: TableLogger, line: string) {
+		const key = `${this.shape.rowsField}\u0000${line}`;
+		if (reportedBadRows.has(key) || reportedBadRows.size >= MAX_REPORTED) return;
+		reportedBadRows.add(key);
+		context.logger?.warn(
+			`Messaging Relay Trigger: a row of its ${this.shape.rowsField} in the workflow's static data could not be read and is skipped; it is dropped at the next change. If a run waits for a reply that does not arrive, run it again.`,
+			{ field: this.shape.rowsField, row: line.slice(0, 80) },
+		);
+	}
+
+	/**
+	 * Whether the static data this request loaded already holds `row` (or a later form of it): Send and
+	 * Wait's confirm. Exact for a revision another process wrote; for one of this process's, a row
+	 * counts when it has not changed since that revision (otherwise it is written again: harmless).
+	 */
+	storedHolds(
+		context: ListenerContext & TableLogger,
+		state: IDataObject,
+		id: string,
+		row: T,
+	): boolean {
+		const copy = this.sync(context, state, Date.now());
+		const rev = state[this.shape.revField];
+		const seen = parseRevision(rev, copy.writer);
+		if (!seen) return false;
+		if (!seen.own) {
+			const foreign = copy.foreign;
+			const stored = foreign && foreign.rev === rev ? foreign.rows.get(id) : undefined;
+			return (
+				stored !== undefined && this.line(id, this.shape.merge(stored.row, row)) === stored.line
+			);
+		}
+		const held = copy.view.get(id);
+		if (!held || this.line(id, this.shape.merge(held.row, row)) !== held.line) return false;
+		const since = held.inOwn > 0 ? held.inOwn : copy.foundation;
+		return since !== undefined && since <= seen.counter;
+	}
+
+	/**
+	 * Writes the view again when the loaded static data lacks something this process wrote recently (another
+	 * process's save dropped it) or when this process's last save failed. Returns whether it wrote. O(1) unless
+	 * another process saved since this one last looked.
+	 */
+	repair(context: ListenerContext & TableLogger, state: IDataObject, now: number): boolean {
+		const copy = this.sync(context, state, now);
+		if (!copy.unsaved) return false;
+		this.write(context, state, [], now);
+		return true;
+	}
+
+	/** One row as this process knows it (the loaded static data joined into its view). */
+	get(context: ListenerContext & TableLogger, state: IDataObject, id: string): T | undefined {
+		return this.sync(context, state, Date.now()).view.get(id)?.row;
+	}
+
+	/** The rows whose index key is one of `keys`, by id: a lookup, whatever the table holds. */
+	withKey(
+		context: ListenerContext & TableLogger,
+		state: IDataObject,
+		keys: Iterable<string>,
+	): Map<string, T> {
+		const copy = this.sync(context, state, Date.now());
+		const found = new Map<string, T>();
+		for (const key of keys)
+			for (const id of copy.byKey.get(key) ?? []) found.set(id, copy.view.get(id)!.row);
 		return found;
 	}
 
-	/** Every row, merged: what the next write will save (for a count over the table). */
-	all(context: ListenerContext, state: IDataObject): IterableIterator<T> {
-		return this.rowsToWrite(context, state).byId.values();
+	/** Every row with its id (a count over the table, a capacity check): no copy of the table. */
+	*all(context: ListenerContext & TableLogger, state: IDataObject): Generator<[string, T]> {
+		const copy = this.sync(context, state, Date.now());
+		for (const [id, held] of copy.view) yield [id, held.row];
 	}
 
 	/**
-	 * The rows as the next write will save them (static data with this process's memory merged in),
-	 * for a caller that decides on all of them (a capacity check) before it writes.
-	 */
-	private rowsToWrite(context: ListenerContext, state: IDataObject): Rows<T> {
-		const copy = this.copy(context);
-		const stored = this.stored(context, state);
-		if (copy.written !== undefined && state[this.shape.revField] === copy.written) return stored;
-		// A copy: the parse of this revision stays what static data holds (storedHolds, repair).
-		const rows = cloneRows(stored);
-		for (const [id, row] of copy.memory.byId) this.set(rows, id, row);
-		return rows;
-	}
-
-	/**
-	 * Applies `changes` (a row merged in, or undefined: the row removed) to memory and static data, drops expired
-	 * rows (once a minute), and writes the rows back as one string with a new revision. When static data is still
-	 * this process's last write and nothing was removed, the changed rows are appended to its string (a later line
-	 * of an id merges onto the earlier one when read); the string is rebuilt at twice as many lines as rows.
+	 * Joins `changes` into the view (and into this process's recent writes), drops expired rows (once a
+	 * minute), and writes the view as the new string with a new revision; nothing when nothing changed.
 	 */
 	write(
-		context: ListenerContext,
+		context: ListenerContext & TableLogger,
 		state: IDataObject,
-		changes: Array<[string, T | undefined]>,
+		changes: Array<[string, T]>,
 		now: number,
-	) {
-		const copy = this.copy(context);
-		const previous = state[this.shape.rowsField];
-		let append =
-			copy.written !== undefined &&
-			state[this.shape.revField] === copy.written &&
-			typeof previous === 'string';
-		const rows = this.rowsToWrite(context, state);
-		const appended: string[] = [];
+	): number {
+		const copy = this.sync(context, state, now);
+		const changed: Array<Held<T>> = [];
 		for (const [id, change] of changes) {
-			if (change === undefined) {
-				this.delete(copy.memory, id);
-				append = append && !rows.byId.has(id);
-				this.delete(rows, id);
-				continue;
-			}
-			this.set(copy.memory, id, change);
-			if (this.set(rows, id, change)) appended.push(rows.lines.get(id)!);
+			const held = this.put(copy, id, change);
+			const current = copy.view.get(id)!;
+			copy.recent.set(id, { row: current.row, at: now });
+			if (held) changed.push(held);
 		}
-		if (copy.sweptAt === undefined || now - copy.sweptAt >= 60_000 || now < copy.sweptAt) {
+		let removed = false;
+		if (copy.sweptAt === undefined || now - copy.sweptAt >= SWEEP_EVERY_MS || now < copy.sweptAt) {
 			copy.sweptAt = now;
-			for (const [id, row] of copy.memory.byId)
-				if (this.shape.expired(row, now)) this.delete(copy.memory, id);
-			for (const [id, row] of rows.byId) {
-				if (!this.shape.expired(row, now)) continue;
-				this.delete(rows, id);
-				append = false;
-			}
+			for (const [id, held] of copy.view)
+				if (this.shape.expired(held.row, now)) {
+					this.remove(copy, id);
+					removed = true;
+				}
+			for (const [id, write] of copy.recent)
+				if (now - write.at > REPAIR_WINDOW_MS || this.shape.expired(write.row, now))
+					copy.recent.delete(id);
 		}
-		if (rows.byId.size === 0) {
-			delete state[this.shape.rowsField];
-			delete state[this.shape.revField];
-			copy.stored = undefined;
-			copy.written = undefined;
+		// Nothing new for static data (and the view is in it): no write, no save.
+		if (
+			changed.length === 0 &&
+			!removed &&
+			!copy.unsaved &&
+			state[this.shape.revField] !== undefined
+		)
+			return copy.counter;
+		copy.counter++;
+		copy.foundation ??= copy.counter;
+		for (const held of changed) held.inOwn = copy.counter;
+		copy.newestAt = Math.max(now, copy.newestAt + 1);
+		state[this.shape.rowsField] = [...copy.view.values()].map((held) => held.line).join(ROW);
+		state[this.shape.revField] = revisionOf(copy.newestAt, copy.writer, copy.counter);
+		this.watch(context, copy, copy.counter);
+		return copy.counter;
+	}
+
+	/**
+	 * Unsaved until n8n is seen saving this request after this write (staticDataSave.ts): a save that failed,
+	 * a request that started a run, a write after the request was saved (an answer's mark) leave the view
+	 * ahead of the database, and the next request writes it again. An n8n whose saves cannot be seen: as before,
+	 * taken as saved.
+	 */
+	private watch(context: ListenerContext, copy: ProcessCopy<T>, counter: number) {
+		copy.unsaved = true;
+		writers.add(context);
+		if (typeof (context as Partial<IWebhookFunctions>).getResponseObject !== 'function') {
+			copy.unsaved = false;
 			return;
 		}
-		if (appended.length === 0 && append) return;
-		const lines = (copy.stored?.lines ?? 0) + appended.length;
-		const rev = randomUUID();
-		if (append && lines <= 2 * rows.byId.size + 64) {
-			state[this.shape.rowsField] = `${previous as string}${ROW}${appended.join(ROW)}`;
-			copy.stored = { rev, rows, lines };
-		} else {
-			state[this.shape.rowsField] = [...rows.lines.values()].join(ROW);
-			copy.stored = { rev, rows, lines: rows.byId.size };
-		}
-		state[this.shape.revField] = rev;
-		copy.written = rev;
+		const watch = watchSave(context as IWebhookFunctions);
+		if (watch.settled) return;
+		void watch.saved.then((saved) => {
+			if (saved !== false && copy.counter === counter) copy.unsaved = false;
+		});
 	}
-}
 
-function* unpack<T>(shape: TableShape<T>, packed: unknown): Generator<[string, T, string]> {
-	if (typeof packed !== 'string' || packed === '') return;
-	for (const line of packed.split(ROW)) {
-		const [id, ...fields] = line.split(FIELD).map(unescapeField);
-		const row = id ? shape.decode(fields, id) : undefined;
-		if (row !== undefined) yield [id, row, line];
+	/** This process's save failed: the next request writes the view again. */
+	saveFailed(context: ListenerContext) {
+		this.copy(context).unsaved = true;
+	}
+
+	/** Whether this process's view holds something no save of n8n has been seen to carry. */
+	isUnsaved(context: ListenerContext): boolean {
+		return this.copies.get(processKey(context))?.unsaved === true;
 	}
 }
 
 /** The rows exactly as static data holds them, with nothing of any process's memory: for tests and the bench. */
 export function readPacked<T>(state: IDataObject, table: AccountTable<T>): Map<string, T> {
-	return new Map(
-		[...unpack(table.shape, state[table.shape.rowsField])].map(([id, row]) => [id, row]),
-	);
-}
-
-function cloneRows<T>(rows: Rows<T>): Rows<T> {
-	return {
-		byId: new Map(rows.byId),
-		lines: new Map(rows.lines),
-		byKey: new Map([...rows.byKey].map(([key, ids]) => [key, new Set(ids)])),
-	};
-}
-
-function emptyRows<T>(): Rows<T> {
-	return { byId: new Map(), lines: new Map(), byKey: new Map() };
+	const rows = new Map<string, T>();
+	const packed = state[table.shape.rowsField];
+	if (typeof packed !== 'string' || packed === '') return rows;
+	for (const line of packed.split(ROW)) {
+		try {
+			const [id, ...fields] = line.split(FIELD).map(unescapeField);
+			const row = id ? table.shape.decode(fields, id) : undefined;
+			if (!id || row === undefined) continue;
+			const known = rows.get(id);
+			rows.set(id, known ? table.shape.merge(known, row) : row);
+		} catch {
+			// A row that does not decode is not there.
+		}
+	}
+	return rows;
 }
 
 /**
- * Writes back, in every table, what this process holds that the loaded static data lacks (another
- * webhook process's save dropped it: docs/design/account-state.md, "Two webhook processes").
+ * Writes back, in every table, what this process wrote recently that the loaded static data lacks
+ * (docs/design/conversations-at-scale.md, "What each process keeps in memory").
  */
-export function repairTables(context: ListenerContext, state: IDataObject, now = Date.now()) {
+export function repairTables(
+	context: ListenerContext & TableLogger,
+	state: IDataObject,
+	now = Date.now(),
+) {
 	for (const table of tables) table.repair(context, state, now);
+}
+
+/** A save of static data this process made was not seen to succeed: every table writes its view again. */
+export function tablesSaveFailed(context: ListenerContext) {
+	for (const table of tables) table.saveFailed(context);
+}
+
+/**
+ * This request starts a run: n8n 2.41.1 saves nothing it wrote, whatever its save flag says. When it wrote a
+ * table, the save's watch reports it unsaved, and the next request writes the view again.
+ */
+export function tablesNotSaved(context: ListenerContext) {
+	if (writers.has(context)) markRunStarting(context);
+}
+
+/** Whether some table of this listener holds something no save has been seen to carry (repairTables writes it). */
+export function tablesUnsaved(context: ListenerContext): boolean {
+	return tables.some((table) => table.isUnsaved(context));
 }

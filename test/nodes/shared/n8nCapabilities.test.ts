@@ -42,6 +42,7 @@ import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { asN8n1, without, withoutCause } from '../../support/harness/n8n1';
 import { missedEventsIn } from '../../support/missedEvents';
 import {
+	coreLogger,
 	PackageNodeTypes,
 	additionalDataFor,
 	relayCredentials,
@@ -55,30 +56,6 @@ import {
 } from '../../support/harness/sharedN8n';
 
 /** The logger of every n8n-core context (node-execution-context.js `get logger()`, one per process). */
-function coreLogger(): Pick<Console, 'error' | 'warn'> {
-	const node = relayNode({});
-	const input = { main: [[{ json: {} }]] };
-	const workflow = new Workflow({
-		id: 'wf-log',
-		nodes: [node],
-		connections: {},
-		active: false,
-		nodeTypes: new PackageNodeTypes(),
-	});
-	const context = new ExecuteContext(
-		workflow,
-		node,
-		additionalDataFor(relayCredentials('http://127.0.0.1:1')),
-		'manual',
-		createRunExecutionData({ executionData: null }),
-		0,
-		[],
-		input,
-		{ node, data: input, source: null },
-		[],
-	);
-	return context.logger as unknown as Pick<Console, 'error' | 'warn'>;
-}
 
 describe('on n8n 1.123: many workflows on one account (no getWebhookResourceUrl)', () => {
 	let sim: RelaySimulator;

@@ -5,7 +5,12 @@
  * Only what needs n8n's server (database, encryption) is replaced by the small in-memory classes
  * below.
  */
-import { ExecutionLifecycleHooks, LoadOptionsContext, WorkflowExecute } from 'n8n-core';
+import {
+	ExecuteContext,
+	ExecutionLifecycleHooks,
+	LoadOptionsContext,
+	WorkflowExecute,
+} from 'n8n-core';
 import type {
 	ICredentialDataDecryptedObject,
 	ICredentials,
@@ -294,4 +299,30 @@ export async function runListSearch(
 	const search = type.methods?.listSearch?.[method];
 	if (!search) throw new Error(`No list search ${method}`);
 	return await search.call(context, filter);
+}
+
+/** n8n-core's logger, as every node context reaches it: spy on it to read what a node logs. */
+export function coreLogger(): Pick<Console, 'error' | 'warn'> {
+	const node = relayNode({});
+	const input = { main: [[{ json: {} }]] };
+	const workflow = new Workflow({
+		id: 'wf-log',
+		nodes: [node],
+		connections: {},
+		active: false,
+		nodeTypes: new PackageNodeTypes(),
+	});
+	const context = new ExecuteContext(
+		workflow,
+		node,
+		additionalDataFor(relayCredentials('http://127.0.0.1:1')),
+		'manual',
+		createRunExecutionData({ executionData: null }),
+		0,
+		[],
+		input,
+		{ node, data: input, source: null },
+		[],
+	);
+	return context.logger as unknown as Pick<Console, 'error' | 'warn'>;
 }

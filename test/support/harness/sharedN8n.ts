@@ -166,12 +166,20 @@ export class SharedWorkflow {
 		if (test) return; // a test registration's static data is never written to the database
 		const data = workflow.staticData as IDataObject & { __dataChanged?: boolean };
 		if (data.__dataChanged !== true) return;
-		if (this.lostSaves > 0) {
-			this.lostSaves--;
+		// A save that fails (SQLite busy): n8n logs it and leaves the flag set.
+		if (this.failSaves > 0) {
+			this.failSaves--;
 			return;
 		}
-		this.db = JSON.stringify(data);
+		if (this.lostSaves > 0) this.lostSaves--;
+		else this.db = JSON.stringify(data);
+		// n8n's saveStaticData, once saveStaticDataById succeeded (a lost save succeeded too: it is
+		// overwritten later by another process's).
+		data.__dataChanged = false;
 	}
+
+	/** Saves that fail, as n8n's does when its SQLite writer is busy past its lock time-out. */
+	failSaves = 0;
 
 	additionalData(): IWorkflowExecuteAdditionalData {
 		return additionalDataFor(

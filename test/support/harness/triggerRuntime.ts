@@ -123,6 +123,9 @@ export class TriggerHarness {
 				null,
 			);
 			const result = await harness.trigger.webhook.call(context as unknown as IWebhookFunctions);
+			// n8n saves what webhook() changed, then clears the flag (this harness keeps it in memory).
+			const data = harness.workflow.staticData as { __dataChanged?: boolean };
+			if (!result.workflowData && data.__dataChanged === true) data.__dataChanged = false;
 			if (result.workflowData) {
 				if (harness.failStarts) throw new Error('the execution could not be saved');
 				const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];

@@ -1,0 +1,140 @@
+/**
+ * Issue 41, item 5: with two webhook processes, what one process ended never comes back from the other's
+ * memory, after the keep window has passed and the ended row was swept. Process B records a wait (or a
+ * pause), process A ends it (the answer, Resume, the keyword), A's sweep removes the ended row an hour (a
+ * day) later, and B's next request must not write its live copy back. On f97c44d B's repair did, and a chat
+ * resumed from a workflow went silent again a day later. Each process is a module instance of its own
+ * (jest.isolateModules); static data is saved and loaded as n8n does, as JSON.
+ */
+import type * as ChatPauseModule from '../../../../nodes/MessagingRelayTrigger/chatPause';
+import type * as WaitingRunsModule from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
+
+function processOf<M>(path: string): M {
+	let module!: M;
+	jest.isolateModules(() => {
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a second module instance is a second process's memory
+		module = require(path) as M;
+	});
+	return module;
+}
+const runsOf = () =>
+	processOf<typeof WaitingRunsModule>('../../../../nodes/shared/sendAndWait/waitingRuns');
+const pausesOf = () =>
+	processOf<typeof ChatPauseModule>('../../../../nodes/MessagingRelayTrigger/chatPause');
+
+const T = 1_800_000_000_000;
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const CHAT = '4917600000001@c.us';
+const listener = {
+	getWorkflow: () => ({ id: 'wf-ended' }),
+	getNode: () => ({ name: 'Messaging Relay Trigger' }),
+	getMode: () => 'webhook',
+};
+const load = (saved: string) => JSON.parse(saved) as WebhookState;
+
+test('a wait ended by one process, and swept an hour later, does not come back from the other process', () => {
+	const [a, b] = [runsOf(), runsOf()];
+	const wait = {
+		executionId: '7',
+		resumePath: '/webhook-waiting/7/ask?x=1',
+		chat: CHAT,
+		channelId: 'num_main',
+		since: T,
+		until: T + 100 * HOUR,
+	};
+	// B records the wait, saved; A loads it and ends it (its run took an answer).
+	let state = load('{}');
+	b.recordWait(listener, state, wait, T);
+	let saved = JSON.stringify(state);
+	state = load(saved);
+	const id = a.waitIdOf(wait);
+	a.updateWaits(
+		listener,
+		state,
+		[[id, { ...wait, resumedBy: 'd1', resumedAt: T + MINUTE }]],
+		T + MINUTE,
+	);
+	saved = JSON.stringify(state);
+	// An hour and more later A writes (another wait) and sweeps the ended row.
+	state = load(saved);
+	a.recordWait(listener, state, { ...wait, executionId: '8', since: T + 2 * HOUR }, T + 2 * HOUR);
+	saved = JSON.stringify(state);
+	expect(Object.keys(a.waitsInStaticData(load(saved)))).toEqual([
+		a.waitIdOf({ executionId: '8', since: T + 2 * HOUR }),
+	]);
+
+	// B's next requests (a repair, a write of its own): the wait stays gone, never live again.
+	const offered = () =>
+		b
+			.waitsForReply(
+				listener,
+				load(saved),
+				{ chatId: CHAT, channelId: 'num_main' },
+				'd9',
+				T + 3 * HOUR,
+			)
+			.map((w) => w.executionId);
+	state = load(saved);
+	b.repairWaits(listener, state, T + 2 * HOUR + MINUTE);
+	saved = JSON.stringify(state);
+	expect(a.waitsInStaticData(load(saved))[id]).toBeUndefined();
+	expect(offered()).toEqual(['8']);
+	state = load(saved);
+	b.recordWait(listener, state, { ...wait, executionId: '9', since: T + 3 * HOUR }, T + 3 * HOUR);
+	saved = JSON.stringify(state);
+	expect(a.waitsInStaticData(load(saved))[id]).toBeUndefined();
+	expect(offered()).toEqual(['8', '9']);
+});
+
+test('a chat resumed from a workflow stays resumed after the day its ended pause is kept', () => {
+	const [a, b] = [pausesOf(), pausesOf()];
+	const settings = { minutes: 0, keyword: '#bot', apiOrigins: ['api'] };
+	const sent = (text: string, at: number) => ({
+		type: 'message.sent',
+		occurredAt: new Date(at).toISOString(),
+		message: {
+			id: `m-${at}`,
+			chatId: CHAT,
+			text,
+			origin: 'phone',
+			timestamp: new Date(at).toISOString(),
+		},
+	});
+	const received = {
+		type: 'message.received',
+		message: { id: 'in', chatId: CHAT, from: '+4917600000001', channelId: 'num_main' },
+	};
+	// B notes a person's message: paused until resumed.
+	let state = load('{}');
+	b.applyChatPause(listener as never, state, sent('I will take this', T), settings, T);
+	let saved = JSON.stringify(state);
+	// A takes the keyword: resumed.
+	state = load(saved);
+	a.applyChatPause(listener as never, state, sent('#bot', T + MINUTE), settings, T + MINUTE);
+	saved = JSON.stringify(state);
+	// A day and more later A sweeps the ended pause (with a pause of another chat).
+	state = load(saved);
+	a.applyChatPause(
+		listener as never,
+		state,
+		{
+			...sent('x', T + 25 * HOUR),
+			message: { ...sent('x', T + 25 * HOUR).message, chatId: 'other@c.us' },
+		},
+		settings,
+		T + 25 * HOUR,
+	);
+	saved = JSON.stringify(state);
+	expect(a.pausesInStaticData(load(saved))[CHAT]).toBeUndefined();
+
+	// B's next request: its old "paused until resumed" does not come back.
+	state = load(saved);
+	b.repairPauses(listener, state, T + 25 * HOUR + MINUTE);
+	saved = JSON.stringify(state);
+	expect(
+		b.applyChatPause(listener as never, load(saved), received, settings, T + 26 * HOUR),
+	).toBeUndefined();
+	expect(a.pausesInStaticData(load(saved))[CHAT]).toBeUndefined();
+});
