@@ -1,3 +1,4 @@
+import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { holderLedger } from './deliveryLedger';
@@ -59,7 +60,7 @@ export async function fanOut(
 	runsSelfAtEnd = false,
 ): Promise<FanOutResult> {
 	const registration = state.webhookUrl ? parseRegistration(state.webhookUrl) : undefined;
-	const key = state.shareKey;
+	const key = await accountKeyOf(context, state);
 	if (!registration || !key) return NOTHING_SHARED;
 	const targets = allMembers(registration);
 	if (targets.length === 0 && holderLedger.isEmpty(context, state)) return NOTHING_SHARED;

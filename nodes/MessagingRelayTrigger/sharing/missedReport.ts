@@ -2,6 +2,7 @@ import type { ITriggerFunctions } from 'n8n-workflow';
 
 import { missedSummarySchema, type MissedSummary } from './memberHealth';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
+import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import { webhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
@@ -30,7 +31,9 @@ async function missedHandoff(
 	holderUrl: string,
 	extra: Record<string, number>,
 ): Promise<MissedSummary | undefined> {
-	const { shareKey, ownUrl } = webhookState(context);
+	const state = webhookState(context);
+	const { ownUrl } = state;
+	const shareKey = await accountKeyOf(context, state);
 	if (!shareKey || !ownUrl) return undefined;
 	const body = JSON.stringify({ member: new URL(ownUrl).pathname, ...extra });
 	const answer = await sendHandoff(context, shareKey, 'missed', holderUrl, body);

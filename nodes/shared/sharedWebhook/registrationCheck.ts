@@ -4,6 +4,7 @@ import { waitFromUrl } from '../sendAndWait/waitingRunUrl';
 import { readWebhook } from '../webhookApi';
 import { ping } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';
+import { accountKeyOf } from './accountKey';
 import { webhookState } from './webhookState';
 
 /** What one look at the account's webhook found, for the trigger that looked (registrationRepair.ts acts on it). */
@@ -28,7 +29,9 @@ export async function checkRegistration(
 	this: ITriggerFunctions,
 	whenMember?: (holderUrl: string) => void,
 ): Promise<RegistrationCheck> {
-	const { shareKey, ownUrl } = webhookState(this);
+	const state = webhookState(this);
+	const { ownUrl } = state;
+	const shareKey = await accountKeyOf(this, state);
 	// Never published by this version of the node (or its static data is gone): nothing to compare.
 	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
 	const current = await readWebhook.call(this);

@@ -1,6 +1,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { keepSecretDigest, type HeldSecretFields } from '../serviceSecret';
+import { rememberKey } from './accountKey';
 
 /**
  * What a node keeps about the account's webhook in its workflow's static data (n8n saves it after
@@ -27,7 +28,12 @@ export interface WebhookState extends IDataObject, HeldSecretFields {
 	 * longer read (managedSecret.ts keeps it in memory); removed at the next publish or n8n start.
 	 */
 	managedSecret?: string;
-	/** Every member: the account key K derived from the API key at publish time (hex). */
+	/**
+	 * Every member: an HMAC of a fixed label with the account key K (accountKey.ts). K itself is derived
+	 * from the credential in each process and never kept here: a reader of static data could sign with it.
+	 */
+	shareKeyCheck?: string;
+	/** K itself, as triggers published before 0.1.0's issue 41 kept it: moved to the check when read. */
 	shareKey?: string;
 	/** Every published member: its own production URL, for the registration check in trigger(). */
 	ownUrl?: string;
@@ -98,8 +104,8 @@ export function rememberMembership(
 	shareKey: string,
 	ownUrl: string | undefined,
 ) {
-	state.shareKey = shareKey;
-	if (ownUrl !== undefined) state.ownUrl = ownUrl;
+	rememberKey(state, shareKey);
+	if (ownUrl !== undefined && state.ownUrl !== ownUrl) state.ownUrl = ownUrl;
 }
 
 /** This node registered `url` and the service issued `secret` for it: it holds the registration. */
@@ -122,6 +128,7 @@ export function forgetHolder(state: WebhookState) {
 export function forgetMembership(state: WebhookState) {
 	forgetHolder(state);
 	delete state.shareKey;
+	delete state.shareKeyCheck;
 	delete state.ownUrl;
 }
 

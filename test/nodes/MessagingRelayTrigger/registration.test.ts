@@ -4,6 +4,8 @@ import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns
 import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { secretDigest } from '../../../nodes/shared/serviceSecret';
+import { keyCheckOf } from '../../../nodes/shared/sharedWebhook/accountKey';
+import { deriveShareKey } from '../../../nodes/shared/sharedWebhook/signedHandoff';
 import { deliver } from '../../support/deliver';
 
 let sim: RelaySimulator;
@@ -30,7 +32,8 @@ describe("publishing registers this node's URL and keeps the secret", () => {
 			// The digest of the issued secret, never the secret itself (n8n shows static data).
 			webhookSecretDigest: secretDigest(sim.webhook!.secret),
 			webhookSecretLength: sim.webhook!.secret.length,
-			shareKey: expect.stringMatching(/^[0-9a-f]{64}$/),
+			// A check of the account key, never the key itself (a reader could sign with it).
+			shareKeyCheck: keyCheckOf(deriveShareKey('sim-key-full')),
 			ownUrl: harness.productionUrl,
 		});
 		expect(await harness.lifecycle('checkExists')).toBe(true);
@@ -147,7 +150,7 @@ describe('a Send and Wait run holds the webhook (no trigger was published on the
 		expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
 		const waits = waitsInStaticData(harness.stored);
 		expect(waits).toEqual({
-			'981': expect.objectContaining({
+			'981.rs': expect.objectContaining({
 				executionId: '981',
 				resumePath: url.slice(harness.n8nBaseUrl.length),
 				chat: '4917610000009',

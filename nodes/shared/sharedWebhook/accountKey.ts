@@ -1,0 +1,68 @@
+import { createHmac } from 'node:crypto';
+
+import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
+
+import { processKey } from '../processKey';
+import { CREDENTIAL_NAME } from '../scopes';
+import { deriveShareKey, hexEquals } from './signedHandoff';
+import type { WebhookState } from './webhookState';
+
+/**
+ * K, the account's hand-off key, is never kept in static data (docs/design/conversations-at-scale.md, "K, the
+ * account's hand-off key"): a reader of the workflow could sign hand-offs and resume runs with it. Each process
+ * derives it from the trigger's credential when it first needs it and keeps it in memory; static data keeps
+ * `shareKeyCheck`, which tells whether the key in memory is the one the trigger was published with.
+ */
+type KeyContext = IWebhookFunctions | ITriggerFunctions | IHookFunctions;
+
+const LABEL = 'messaging-relay/shared-webhook/key-check/v1';
+
+/** What static data keeps of K: an HMAC of a fixed label with it (it reveals nothing that signs). */
+export function keyCheckOf(key: string): string {
+	return createHmac('sha256', Buffer.from(key, 'hex')).update(LABEL).digest('hex');
+}
+
+/** K of the trigger's credential, by listener (processKey.ts): read once per process. */
+const keys = new Map<string, string>();
+
+/** This trigger is a member of the account's webhook with key K: static data keeps its check only. */
+export function rememberKey(state: WebhookState, key: string) {
+	const check = keyCheckOf(key);
+	if (state.shareKeyCheck !== check) state.shareKeyCheck = check;
+	if (state.shareKey !== undefined) delete state.shareKey;
+}
+
+/**
+ * K for this trigger: undefined while it is not a member (not published, or published a moment ago and
+ * not saved yet). A trigger published before K left static data has `shareKey` there: its check is
+ * derived from it and the key removed (a write, saved by n8n with the request), no re-publish needed.
+ */
+export async function accountKeyOf(
+	context: KeyContext,
+	state: WebhookState,
+): Promise<string | undefined> {
+	const listener = processKey(context);
+	if (typeof state.shareKey === 'string' && /^[0-9a-f]{64}$/.test(state.shareKey)) {
+		const legacy = state.shareKey;
+		rememberKey(state, legacy);
+		keys.set(listener, legacy);
+		return legacy;
+	}
+	const check = state.shareKeyCheck;
+	if (typeof check !== 'string') return undefined;
+	const known = keys.get(listener);
+	if (known && hexEquals(check, keyCheckOf(known))) return known;
+	const { apiKey } = (await context.getCredentials(CREDENTIAL_NAME)) as { apiKey?: unknown };
+	const key = deriveShareKey(String(apiKey ?? ''));
+	// A credential changed since publishing signs with its own key (peers on it verify it); the
+	// check is the publish's until the trigger is published again.
+	keys.set(listener, key);
+	return key;
+}
+
+/** This trigger left the account's webhook: nothing of K stays. */
+export function forgetKey(context: KeyContext, state: WebhookState) {
+	keys.delete(processKey(context));
+	delete state.shareKeyCheck;
+	delete state.shareKey;
+}
