@@ -4,7 +4,8 @@ import { webhookResourceUrl } from '../shared/n8nCapabilities';
 import type { PauseCommand } from '../shared/sharedWebhook/pauseCommand';
 import { sendHandoff } from '../shared/sharedWebhook/peerClient';
 import type { ShareOp } from '../shared/sharedWebhook/signedHandoff';
-import type { WaitEntry } from '../shared/sendAndWait/waitingRuns';
+import type { IdentifiedWait } from '../shared/sendAndWait/waitingRuns';
+import { accountKeyOf } from '../shared/sharedWebhook/accountKey';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 import { personsPause } from './chatPause';
 import type { PauseSettings } from './triggerSettings';
@@ -14,7 +15,7 @@ export interface UnsavedWrites {
 	/** A person's message and the trigger's pause settings (chatPause.ts). */
 	pause?: { body: IDataObject; settings: PauseSettings };
 	/** Waits whose run no longer waits (replyRouting.ts). */
-	droppedWaits: WaitEntry[];
+	droppedWaits: IdentifiedWait[];
 }
 
 /**
@@ -42,23 +43,22 @@ export async function saveOutsideRun(
 			at: noted.entry.at,
 			until: noted.entry.until,
 		};
-		if (!(await toOwnUrl(context, state, 'pause', command, 'applied'))) {
+		if (!(await toOwnUrl(context, state, 'pause', command, (b) => b.applied === true))) {
 			context.logger.warn(
 				`Messaging Relay Trigger: the pause of chat ${noted.chat} (a person wrote from the phone) is kept in this n8n process only, not saved: a restart forgets it. Pause the chat again with Message → Pause Automatic Replies if it must hold.`,
 				{ workflowId: context.getWorkflow().id, chat: noted.chat },
 			);
 		}
 	}
-	const now = Date.now();
 	// Saved as ended: kept an hour (a late redelivery of its reply), then it goes. Not saved, it is
-	// offered the chat's next message again and dropped again: no harm, one request more.
-	for (const wait of unsaved.droppedWaits)
+	// offered the chat's next message again and ended again: no harm, one request more.
+	if (unsaved.droppedWaits.length > 0)
 		await toOwnUrl(
 			context,
 			state,
 			'wait',
-			{ ...wait, until: Math.min(wait.until, now) },
-			'recorded',
+			{ waits: [], confirm: [], ends: unsaved.droppedWaits.map((w) => w.id) },
+			(b) => Array.isArray(b.recorded),
 		);
 	return response;
 }
@@ -68,10 +68,11 @@ async function toOwnUrl(
 	state: WebhookState,
 	op: ShareOp,
 	body: object,
-	done: string,
+	done: (body: IDataObject) => boolean,
 ): Promise<boolean> {
 	const url = webhookResourceUrl(context);
-	if (!url || !state.shareKey) return false;
-	const answer = await sendHandoff(context, state.shareKey, op, url, JSON.stringify(body));
-	return answer.kind === 'member' && (answer.body as IDataObject | undefined)?.[done] === true;
+	const key = await accountKeyOf(context, state);
+	if (!url || !key) return false;
+	const answer = await sendHandoff(context, key, op, url, JSON.stringify(body));
+	return answer.kind === 'member' && done((answer.body ?? {}) as IDataObject);
 }

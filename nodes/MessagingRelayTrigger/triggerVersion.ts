@@ -14,7 +14,8 @@ import { NodeConnectionTypes } from 'n8n-workflow';
 import { answerRequest } from '../shared/answerRequest';
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
-import { repairTables } from '../shared/sharedWebhook/accountTable';
+import { repairTables, tablesNotSaved } from '../shared/sharedWebhook/accountTable';
+import { accountKeyOf } from '../shared/sharedWebhook/accountKey';
 import { holderLedger } from './sharing/deliveryLedger';
 import { missedEventId } from './sharing/missedEventId';
 import { LISTS_MEMBERS } from '../shared/sharedWebhook/registeredUrl';
@@ -107,126 +108,139 @@ export class MessagingRelayTriggerVersion implements INodeType {
 	}
 
 	/**
-	 * One delivery, top to bottom: who is calling → what arrived → whether this trigger wants it →
-	 * a run that waits for it → the account's other triggers → this trigger's own execution. A lone
-	 * trigger with no waiting run goes from step 3 to step 5: steps 3b and 4 run only when there is
-	 * a wait or another trigger to serve.
+	 * One request to the trigger's URL (deliver, below). A request that starts a run is marked: n8n
+	 * 2.41.1 saves nothing webhook() wrote in it (accountTable.ts tablesNotSaved).
 	 */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
-		if (isClosing(this)) {
+		const response = await deliver.call(this);
+		if (response.workflowData) tablesNotSaved(this);
+		return response;
+	}
+}
+
+/**
+ * One delivery, top to bottom: who is calling → what arrived → whether this trigger wants it →
+ * a run that waits for it → the account's other triggers → this trigger's own execution. A lone
+ * trigger with no waiting run goes from step 3 to step 5: steps 3b and 4 run only when there is
+ * a wait or another trigger to serve.
+ */
+async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+	// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
+	if (isClosing(this)) {
+		return answerRequest(this, {
+			status: 503,
+			body: { error: 'n8n is stopping this workflow; deliver the event again shortly' },
+			headers: RETRY,
+		});
+	}
+	// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
+	const manual = this.getMode() === 'manual';
+	if (!manual) holdUntilAnswered(this);
+	const state = this.getWorkflowStaticData('node') as WebhookState;
+
+	// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
+	//    hand-off). Nothing of the body is parsed before that is settled.
+	const caller = await whoIsCalling(this, state);
+	// Rows of this process that another webhook process's save dropped go back with this request
+	// (docs/design/conversations-at-scale.md); nothing for a refused caller.
+	if (caller.kind !== 'answered' || caller.answer.status < 300) repairTables(this, state);
+	if (caller.kind === 'answered') return answerRequest(this, caller.answer);
+	if (caller.kind === 'responded') return caller.response;
+
+	// 2. What arrived: the event, its text and its delivery id, read once.
+	const arrival = await whatArrived(
+		this.getRequestObject(),
+		caller.kind === 'trigger' ? caller.bodyText : undefined,
+	);
+	if (arrival.kind === 'refused')
+		return answerRequest(this, { status: arrival.status, body: { error: arrival.error } });
+	const { delivery } = arrival;
+	const type = String(delivery.body.type ?? 'unknown');
+
+	// 3. Whether this trigger wants it (its Events and filters, and whether a person took the
+	//    chat over from the phone), and whether it runs now or is held to be combined with the
+	//    messages that follow it. A person's message is noted whatever this trigger selects.
+	const pause =
+		delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(type) ? pauseSettings(this) : undefined;
+	const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
+	const ignored = whyIgnored(this, delivery.body) ?? paused;
+	const combineWithin = delivery.kind === 'valid' ? combineSeconds(this, delivery.event) : 0;
+	const runsNow = !ignored && !(combineWithin > 0 && canHoldAnother());
+
+	// What n8n will not save if this request starts a run (savedOutsideRun.ts).
+	const unsaved: UnsavedWrites = {
+		pause: pause && { body: delivery.body, settings: pause },
+		droppedWaits: [],
+	};
+
+	// 3b. A contact's answer to a run that waits for it (Send and Wait for Reply): the holder
+	//     offers it to that run first; taken, it is not a new message for the triggers.
+	if (
+		caller.kind === 'service' &&
+		delivery.kind === 'valid' &&
+		type === 'message.received' &&
+		!waits.isEmpty(this, state)
+	) {
+		const key = await accountKeyOf(this, state);
+		const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id, key);
+		if (reply.kind === 'held') return reply.response;
+		if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.ended;
+		if (reply.kind === 'retry later') {
 			return answerRequest(this, {
 				status: 503,
-				body: { error: 'n8n is stopping this workflow; deliver the event again shortly' },
+				body: { error: 'A run waiting for this reply could not take it yet' },
 				headers: RETRY,
 			});
 		}
-		// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
-		const manual = this.getMode() === 'manual';
-		if (!manual) holdUntilAnswered(this);
-		const state = this.getWorkflowStaticData('node') as WebhookState;
-
-		// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
-		//    hand-off). Nothing of the body is parsed before that is settled.
-		const caller = await whoIsCalling(this, state);
-		// Rows of this process that another webhook process's save dropped go back with this request
-		// (docs/design/account-state.md, "Two webhook processes"); nothing for a refused caller.
-		if (caller.kind !== 'answered' || caller.answer.status < 300) repairTables(this, state);
-		if (caller.kind === 'answered') return answerRequest(this, caller.answer);
-
-		// 2. What arrived: the event, its text and its delivery id, read once.
-		const arrival = await whatArrived(
-			this.getRequestObject(),
-			caller.kind === 'trigger' ? caller.bodyText : undefined,
-		);
-		if (arrival.kind === 'refused')
-			return answerRequest(this, { status: arrival.status, body: { error: arrival.error } });
-		const { delivery } = arrival;
-		const type = String(delivery.body.type ?? 'unknown');
-
-		// 3. Whether this trigger wants it (its Events and filters, and whether a person took the
-		//    chat over from the phone), and whether it runs now or is held to be combined with the
-		//    messages that follow it. A person's message is noted whatever this trigger selects.
-		const pause =
-			delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(type) ? pauseSettings(this) : undefined;
-		const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
-		const ignored = whyIgnored(this, delivery.body) ?? paused;
-		const combineWithin = delivery.kind === 'valid' ? combineSeconds(this, delivery.event) : 0;
-		const runsNow = !ignored && !(combineWithin > 0 && canHoldAnother());
-
-		// What n8n will not save if this request starts a run (savedOutsideRun.ts).
-		const unsaved: UnsavedWrites = {
-			pause: pause && { body: delivery.body, settings: pause },
-			droppedWaits: [],
-		};
-
-		// 3b. A contact's answer to a run that waits for it (Send and Wait for Reply): the holder
-		//     offers it to that run first; taken, it is not a new message for the triggers.
-		if (
-			caller.kind === 'service' &&
-			delivery.kind === 'valid' &&
-			type === 'message.received' &&
-			!waits.isEmpty(this, state)
-		) {
-			const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id);
-			if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.dropped ?? [];
-			if (reply.kind === 'retry later') {
-				return answerRequest(this, {
-					status: 503,
-					body: { error: 'A run waiting for this reply could not take it yet' },
-					headers: RETRY,
-				});
-			}
-			if (reply.kind === 'answered a waiting run' && !reply.passOn) {
-				return answerRequest(this, {
-					status: 200,
-					body: { received: true, answered: 'a waiting run' },
-				});
-			}
+		if (reply.kind === 'answered a waiting run' && !reply.passOn) {
+			return answerRequest(this, {
+				status: 200,
+				body: { received: true, answered: 'a waiting run' },
+			});
 		}
-
-		// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
-		//    first, a member recognises a forward of an event it already ran.
-		if (caller.kind === 'trigger' || sharesTheWebhook(this, state)) {
-			const atRunEnd = answersAtRunEnd(this);
-			const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
-			const shared = await shareDelivery(this, state, caller.kind, event, runsNow, !atRunEnd);
-			if (shared.kind === 'ran before') return acknowledged(shared.reason);
-			if (shared.kind === 'still running') {
-				return answerRequest(this, {
-					status: 503,
-					body: {
-						error:
-							'This workflow is still running the event; it answers once the execution has ended',
-					},
-					headers: RETRY,
-				});
-			}
-			if (shared.kind === 'retry later') {
-				// Answering at the run's end, the holder runs the event with the others at the
-				// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
-				const own = shared.runSelf ? await emit(this, delivery, combineWithin) : {};
-				const kept = await saved(this, state, unsaved, own);
-				const busy = {
-					status: 503,
-					body: { error: 'A workflow sharing this webhook could not take the event yet' },
-					headers: RETRY,
-				};
-				return remembered(
-					this,
-					answerRequest(this, busy, kept.workflowData as INodeExecutionData[][] | undefined),
-				);
-			}
-		}
-
-		// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
-		//    What steps 3 and 3b wrote is saved by requests of their own (savedOutsideRun.ts).
-		if (ignored) return acknowledged(ignored);
-		return remembered(
-			this,
-			await saved(this, state, unsaved, await emit(this, delivery, combineWithin)),
-		);
 	}
+
+	// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
+	//    first, a member recognises a forward of an event it already ran.
+	if (caller.kind === 'trigger' || sharesTheWebhook(this, state)) {
+		const atRunEnd = answersAtRunEnd(this);
+		const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
+		const shared = await shareDelivery(this, state, caller.kind, event, runsNow, !atRunEnd);
+		if (shared.kind === 'ran before') return acknowledged(shared.reason);
+		if (shared.kind === 'still running') {
+			return answerRequest(this, {
+				status: 503,
+				body: {
+					error:
+						'This workflow is still running the event; it answers once the execution has ended',
+				},
+				headers: RETRY,
+			});
+		}
+		if (shared.kind === 'retry later') {
+			// Answering at the run's end, the holder runs the event with the others at the
+			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
+			const own = shared.runSelf ? await emit(this, delivery, combineWithin) : {};
+			const kept = await saved(this, state, unsaved, own);
+			const busy = {
+				status: 503,
+				body: { error: 'A workflow sharing this webhook could not take the event yet' },
+				headers: RETRY,
+			};
+			return remembered(
+				this,
+				answerRequest(this, busy, kept.workflowData as INodeExecutionData[][] | undefined),
+			);
+		}
+	}
+
+	// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
+	//    What steps 3 and 3b wrote is saved by requests of their own (savedOutsideRun.ts).
+	if (ignored) return acknowledged(ignored);
+	return remembered(
+		this,
+		await saved(this, state, unsaved, await emit(this, delivery, combineWithin)),
+	);
 }
 
 /**

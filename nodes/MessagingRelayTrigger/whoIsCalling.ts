@@ -1,4 +1,6 @@
-import type { IWebhookFunctions } from 'n8n-workflow';
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+
+import { answerAfterSave, answersAfterSave, mayWrite, OVERLOADED } from '../shared/answerAfterSave';
 
 import type { Answer } from '../shared/answerRequest';
 import { rawBodyText } from '../shared/readDelivery';
@@ -22,7 +24,9 @@ export type Caller =
 	/** A verified forwarded event; `bodyText` is what the signature covered. */
 	| { kind: 'trigger'; bodyText: string }
 	/** Refused, or a hand-off that is answered without an execution (a ping, a takeover). */
-	| { kind: 'answered'; answer: Answer };
+	| { kind: 'answered'; answer: Answer }
+	/** A hand-off whose answer goes out once n8n saved what it wrote (answerAfterSave.ts). */
+	| { kind: 'responded'; response: IWebhookResponseData };
 
 export async function whoIsCalling(
 	context: IWebhookFunctions,
@@ -33,16 +37,18 @@ export async function whoIsCalling(
 		const bodyText = rawBodyText(context.getRequestObject());
 		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
 		if (outcome.kind === 'event') return { kind: 'trigger', bodyText };
+		if (outcome.kind === 'respond') return { kind: 'responded', response: outcome.response };
 		// Answered once n8n saved it: "applied" means in the database (savedOutsideRun.ts relies on it).
-		if (outcome.kind === 'pause')
-			return {
-				kind: 'answered',
-				answer: {
-					status: 200,
-					body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) },
-					afterSave: true,
-				},
+		if (outcome.kind === 'pause') {
+			if (!mayWrite()) return { kind: 'answered', answer: OVERLOADED };
+			const applied: Answer = {
+				status: 200,
+				body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) },
 			};
+			if (!answersAfterSave(context))
+				return { kind: 'answered', answer: { ...applied, afterSave: true } };
+			return { kind: 'responded', response: answerAfterSave(context, () => applied) };
+		}
 		return { kind: 'answered', answer: outcome };
 	}
 

@@ -1,15 +1,10 @@
-import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { webhookResourceUrl } from '../../shared/n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
+import { receiveWaits } from './receiveWaits';
 import { takeOver } from '../../shared/sharedWebhook/registration';
-import { waitSchema, type Wait } from '../../shared/sendAndWait/wait';
-import {
-	otherWaitsInChat,
-	recordWait,
-	WAIT_CAPACITY,
-	waitStored,
-} from '../../shared/sendAndWait/waitingRuns';
+import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import { proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 import type { Answer } from '../../shared/answerRequest';
@@ -25,7 +20,9 @@ export type HandoffOutcome =
 	| ({ kind: 'answer' } & Answer)
 	| { kind: 'event' }
 	/** A verified Pause or Resume Automatic Replies (the trigger applies it, chatPause.ts); `proof` goes in the answer. */
-	| { kind: 'pause'; proof: string };
+	| { kind: 'pause'; proof: string }
+	/** Answered from this response once n8n saved what it wrote (answerAfterSave.ts). */
+	| { kind: 'respond'; response: IWebhookResponseData };
 
 /** `body` is the request's body, byte for byte as it arrived (the signature covers it). */
 export async function receiveHandoff(
@@ -36,7 +33,8 @@ export async function receiveHandoff(
 ): Promise<HandoffOutcome> {
 	const ownUrl = webhookResourceUrl(context) ?? '';
 	const ownPath = new URL(ownUrl).pathname;
-	if (!state.shareKey) {
+	const key = await accountKeyOf(context, state);
+	if (!key) {
 		// Published a moment ago and n8n has not saved the key yet: the holder retries.
 		return {
 			kind: 'answer',
@@ -46,7 +44,7 @@ export async function receiveHandoff(
 		};
 	}
 	const check = verifyHandoff(
-		state.shareKey,
+		key,
 		context.getHeaderData() as Record<string, unknown>,
 		ownPath,
 		body,
@@ -54,20 +52,19 @@ export async function receiveHandoff(
 	if (!check.ok)
 		return { kind: 'answer', status: 401, body: { error: `Invalid hand-off: ${check.reason}` } };
 
-	const proof = proofFor(state.shareKey, check.nonce, ownPath);
+	const proof = proofFor(key, check.nonce, ownPath);
 	if (check.op === 'event') return { kind: 'event' };
 	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
 	if (check.op === 'missed')
 		return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
 	if (check.op === 'pause') return { kind: 'pause', proof };
 	// Answered once n8n saved it: "recorded" means in the database, not in this process only.
-	if (check.op === 'wait')
-		return {
-			kind: 'answer',
-			status: 200,
-			body: { proof, ...answerWait(context, state, body) },
-			afterSave: true,
-		};
+	if (check.op === 'wait') {
+		const outcome = await receiveWaits(context, state, body, proof, key);
+		return 'response' in outcome
+			? { kind: 'respond', response: outcome.response }
+			: { kind: 'answer', ...outcome };
+	}
 	if (check.op === 'resume')
 		return { kind: 'answer', status: 400, body: { error: 'A trigger does not take resumes' } };
 
@@ -83,11 +80,7 @@ export async function receiveHandoff(
 		};
 	}
 	try {
-		const result = await takeOver(
-			context,
-			{ url: ownUrl, key: state.shareKey, isTest: false },
-			leaving,
-		);
+		const result = await takeOver(context, { url: ownUrl, key, isTest: false }, leaving);
 		// Answered only after n8n saved the new secret, so the leaver knows deliveries will verify.
 		return { kind: 'answer', status: 200, body: { proof, result }, afterSave: true };
 	} catch (error) {
@@ -111,39 +104,4 @@ function answerMissed(context: IWebhookFunctions, state: WebhookState): IDataObj
 	if (typeof member !== 'string' || !member.startsWith('/')) return { missed: null };
 	if (typeof reportedUpTo === 'number') forgetMissed(context, state, member, reportedUpTo);
 	return { missed: missedSummary(context, state, member) ?? null };
-}
-
-/** A run that waits for a reply (Send and Wait for Reply) tells every trigger of the account: waitingRuns.ts. */
-function answerWait(context: IWebhookFunctions, state: WebhookState, body: string): IDataObject {
-	let wait: Wait;
-	try {
-		wait = waitSchema.parse(JSON.parse(body));
-	} catch {
-		return { recorded: false };
-	}
-	// Only the holder refuses a new wait at the account's capacity: the node asks only when the
-	// holder took it, and a member keeps whatever the holder kept, for a hand-over.
-	const now = Date.now();
-	// `stored`: the static data this request loaded held it already (Send and Wait's confirm, when
-	// two webhook processes' saves may drop each other's rows); then nothing is written.
-	if (waitStored(context, state, wait))
-		return {
-			recorded: true,
-			stored: true,
-			otherWaitsInChat: otherWaitsInChat(context, state, wait, now),
-		};
-	const outcome = recordWait(
-		context,
-		state,
-		wait,
-		now,
-		state.webhookUrl ? WAIT_CAPACITY : undefined,
-	);
-	if (!outcome.recorded)
-		return { recorded: false, reason: outcome.reason, capacity: WAIT_CAPACITY };
-	return {
-		recorded: true,
-		stored: false,
-		otherWaitsInChat: otherWaitsInChat(context, state, wait, now),
-	};
 }

@@ -13,7 +13,8 @@ import {
 	type Membership,
 	type Registration,
 } from './registeredUrl';
-import { recordWait } from '../sendAndWait/waitingRuns';
+import { waitBatchAnswerSchema } from '../sendAndWait/wait';
+import { recordWait, recordWaits } from '../sendAndWait/waitingRuns';
 import { waitFromUrl } from '../sendAndWait/waitingRunUrl';
 import { heldSecret } from '../serviceSecret';
 import {
@@ -196,6 +197,7 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 	for (let round = 1; round <= MAX_JOIN_ROUNDS; round++) {
 		const current = await readWebhook.call(context);
 		const others = await othersToKeep(context, me, current?.url, replaceExisting);
+		const previous = ourRegistration(current?.url, me);
 		const live = await withoutGone(context, me, withoutPaths(others, [ownPath]));
 		await registerAsHolder(context, me, live);
 
@@ -204,6 +206,9 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 		if (confirmed && lists(confirmed, ownPath)) {
 			// A racing join may have made us a member of its registration: then it holds the secret.
 			if (confirmed.holderPath !== ownPath) forgetHolder(webhookState(context));
+			// Holder now, in place of another trigger: it routes the answers of the runs that wait.
+			else if (previous?.shared && previous.holderPath !== ownPath)
+				await takeWaitsOf(context, me, previous.holderUrl);
 			return;
 		}
 		// Another trigger's PUT replaced ours without listing us: join again, now keeping it.
@@ -216,6 +221,20 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 			description: `After ${MAX_JOIN_ROUNDS} rounds the registration still did not list this trigger. Something outside n8n may be setting the account's webhook at the same time; publish again in a moment.`,
 		},
 	);
+}
+
+/**
+ * The live waits of the trigger this one replaced as the holder (docs/design/conversations-at-scale.md,
+ * "Members"): asked with a `wait` hand-off `{ export: true }`, recorded here. Not reached (unpublished
+ * meanwhile, n8n busy): what it had is routed by nobody until it is asked again at the next join.
+ */
+async function takeWaitsOf(context: ShareContext, me: Me, holderUrl: string) {
+	const body = JSON.stringify({ waits: [], confirm: [], ends: [], export: true });
+	const answer = await sendHandoff(context, me.key, 'wait', holderUrl, body);
+	const parsed =
+		answer.kind === 'member' ? waitBatchAnswerSchema.safeParse(answer.body) : undefined;
+	const exported = parsed?.success ? (parsed.data.exported ?? []) : [];
+	if (exported.length > 0) recordWaits(context, webhookState(context), exported);
 }
 
 /**

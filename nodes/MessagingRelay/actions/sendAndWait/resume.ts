@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { answerRequest } from '../../../shared/answerRequest';
-import { chatKeys, phoneDigits } from '../../../shared/chatIds';
+import { chatKeys, isDirectChat, phoneDigits } from '../../../shared/chatIds';
 import { executionCustomData } from '../../../shared/n8nCapabilities';
 import { readDelivery, rawBodyText } from '../../../shared/readDelivery';
 import { CREDENTIAL_NAME } from '../../../shared/scopes';
@@ -14,7 +14,7 @@ import {
 } from '../../../shared/sharedWebhook/signedHandoff';
 import { relayApiRequest } from '../../../shared/transport';
 import { decide, type ApprovalWords } from './approval';
-import { QUESTION_ID } from './sendAndWait';
+import { askOf, CURRENT_ASK, QUESTION_ID } from './sendAndWait';
 import { releaseWebhook, SECRET_CHECK } from './waitingHolder';
 
 /**
@@ -53,6 +53,7 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	const headers = this.getHeaderData() as Record<string, unknown>;
 	const { apiKey } = (await this.getCredentials(CREDENTIAL_NAME)) as { apiKey: string };
 	const key = deriveShareKey(apiKey);
+	const current = isCurrentAsk.call(this);
 
 	if (headers[HANDOFF_HEADERS.version] === undefined) {
 		if (headers['x-service-secret'] === undefined)
@@ -64,6 +65,8 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 			return answer(401, { error: 'Invalid secret' });
 		const delivery = readDelivery(request);
 		if (delivery.kind === 'refused') return answer(delivery.status, { error: delivery.error });
+		if (!current)
+			return answer(200, { received: true, ignored: 'this run no longer waits on that question' });
 		const executionId = String(this.getExecutionId());
 		const asked = reAskedHere.get(executionId) ?? 0;
 		const taken = await takeAnswer.call(
@@ -92,9 +95,12 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	const check = verifyHandoff(key, headers, ownPath, bodyText);
 	if (!check.ok) return answer(401, { error: `Invalid hand-off: ${check.reason}` });
 	const proof = proofFor(key, check.nonce, ownPath);
-	// A trigger joining while this run holds the account's webhook asks whether it still waits.
-	if (check.op === 'ping') return answer(200, { proof });
+	// Whether the run still waits on this very question: a trigger joining while this run holds
+	// the account's webhook, or the holder checking its oldest waits at capacity. No proof: no.
+	if (check.op === 'ping') return answer(200, current ? { proof } : { waiting: false });
 	if (check.op !== 'resume') return answer(401, { error: 'Invalid hand-off: not a resume' });
+	// An earlier question of this run (asked again in sequence or in a loop): not this one's answer.
+	if (!current) return answer(200, { proof, consumed: false });
 	const { asked = 0, questionId = null, event } = JSON.parse(bodyText) as ResumeBody;
 	// The wait carries the question's id only when its chat had another wait: the run keeps its own.
 	const taken = await takeAnswer.call(
@@ -106,6 +112,17 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	if (taken.kind === 'not this chat') return answer(200, { proof, consumed: false });
 	if (taken.kind === 'asked again') return answer(200, { proof, consumed: true, reAsked: true });
 	return answer(200, { proof, consumed: true }, taken.output);
+}
+
+/**
+ * Whether the resume path names the question the run waits on now (its node id and `since`, both
+ * signed into the path by n8n, against the run's custom data). A run that began to wait before the
+ * package kept it has none: any question of it is its current one.
+ */
+function isCurrentAsk(this: IWebhookFunctions): boolean {
+	const current = executionCustomData(this).get(CURRENT_ASK);
+	const since = (this.getQueryData() as { since?: unknown }).since;
+	return current === undefined || current === askOf(this.getNode().id, String(since ?? ''));
 }
 
 /**
@@ -153,10 +170,8 @@ async function takeAnswer(
 /** Whether the message is in the waited-for chat (a chat id, or a direct chat from that phone). */
 function fromChat(message: IDataObject, chat: string): boolean {
 	const chatId = typeof message.chatId === 'string' ? message.chatId : '';
-	const isGroup = message.group !== undefined && message.group !== null;
-	return (
-		chatKeys(chatId, isGroup).includes(chat) || (!isGroup && phoneDigits(message.from) === chat)
-	);
+	const direct = isDirectChat(chatId, message.group);
+	return chatKeys(chatId, !direct).includes(chat) || (direct && phoneDigits(message.from) === chat);
 }
 
 function approvalWords(this: IWebhookFunctions): ApprovalWords {

@@ -1,13 +1,17 @@
 import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-workflow';
-import { NodeOperationError, sleep } from 'n8n-workflow';
+import { NodeOperationError } from 'n8n-workflow';
 
 import { chatKey } from '../../../shared/chatIds';
 import { executionCustomData, requireN8nMethods } from '../../../shared/n8nCapabilities';
 import { unwrapObject } from '../../../shared/responses';
 import { CREDENTIAL_NAME } from '../../../shared/scopes';
 import { tellAllTriggers } from '../../accountTriggers';
-import { sendHandoff } from '../../../shared/sharedWebhook/peerClient';
-import type { Registration } from '../../../shared/sharedWebhook/registeredUrl';
+import {
+	endWithTriggers,
+	notRecordedError,
+	recordWithTriggers,
+	WaitNotRecorded,
+} from '../../../shared/sendAndWait/waitOutbox';
 import { deriveShareKey } from '../../../shared/sharedWebhook/signedHandoff';
 import { findReceiver, holdWebhook } from './waitingHolder';
 import type { Wait } from '../../../shared/sendAndWait/wait';
@@ -28,6 +32,9 @@ import { resolveReplyTarget } from '../replyOrigin';
 const FOREVER = new Date('3000-01-01T00:00:00.000Z');
 /** The custom-data key of the question's message id (the output's `question.messageId`). */
 export const QUESTION_ID = 'relayQuestionId';
+/** The custom-data key of the question the run waits on now: its node id and when it asked. */
+export const CURRENT_ASK = 'relayAsk';
+export const askOf = (nodeId: string, since: number | string) => `${nodeId}:${since}`;
 
 interface LimitWaitTime {
 	values?: {
@@ -104,6 +111,10 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 		passOn,
 	};
 
+	// Which question the run waits on now: its webhook declines a resume for any other (an earlier
+	// question of this run, in sequence or in a loop: resume.ts).
+	executionCustomData(this).set(CURRENT_ASK, askOf(this.getNode().id, since));
+
 	// Before the question, so that a reply can never overtake the record of its wait: the
 	// account's triggers record it, or (none published) this run holds the webhook itself (§5b).
 	const receiver = await findReceiver.call(this, key, ownUrl);
@@ -111,16 +122,34 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 		receiver.kind === 'triggers'
 			? receiver.registration
 			: await holdWebhook.call(this, key, ownUrl);
-	const othersInChat = registration ? await recordWithTriggers.call(this, registration, wait) : 0;
-	if (registration) await confirmWithHolder.call(this, registration, key, wait);
+	let othersInChat = 0;
+	if (registration) {
+		try {
+			othersInChat = await recordWithTriggers(this, key, registration, wait);
+		} catch (error) {
+			throw notRecordedError(
+				node,
+				error instanceof WaitNotRecorded ? error : new WaitNotRecorded('holder', String(error)),
+			);
+		}
+	}
 
-	const { body } = await relayApiRequest.call(this, {
-		method: 'POST',
-		path: '/v1/messages',
-		body: { channelId, to, text },
-		scope: 'messages:send',
-		itemIndex: 0,
-	});
+	let body: unknown;
+	let asked = false;
+	try {
+		({ body } = await relayApiRequest.call(this, {
+			method: 'POST',
+			path: '/v1/messages',
+			body: { channelId, to, text },
+			scope: 'messages:send',
+			itemIndex: 0,
+		}));
+		asked = true;
+	} finally {
+		// The question did not go out: nothing may wait for its answer (the error is the request's).
+		if (!asked && registration)
+			await endWithTriggers(this, key, registration, [wait]).catch(() => undefined);
+	}
 	const sent = body === undefined ? {} : (unwrapObject(body, ['message', 'data']) as IDataObject);
 	const questionId = typeof sent.id === 'string' ? sent.id : null;
 	if (questionId) {
@@ -139,83 +168,4 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 
 	await this.putExecutionToWait(until);
 	return [this.getInputData()];
-}
-
-/**
- * The `wait` hand-off to every trigger the registration lists; the holder must have taken it.
- * Returns how many other runs the holder has waiting in the same chat.
- */
-async function recordWithTriggers(
-	this: IExecuteFunctions,
-	registration: Registration,
-	wait: Wait,
-): Promise<number> {
-	const { answers } = await tellAllTriggers.call(
-		this,
-		registration,
-		0,
-		'wait',
-		JSON.stringify(wait),
-	);
-	const holder = answers.find((a) => a.path === registration.holderPath)?.answer;
-	const taken = (holder?.kind === 'member' ? holder.body : undefined) as
-		| { recorded?: unknown; capacity?: unknown; otherWaitsInChat?: unknown }
-		| undefined;
-	if (taken?.recorded === false && typeof taken.capacity === 'number') {
-		throw new NodeOperationError(
-			nodeOf(this),
-			`This account already has ${taken.capacity.toLocaleString('en-US')} runs waiting for a reply, the most one account can hold`,
-			{
-				description:
-					'The question was not sent. Each waiting run ends when its contact answers or its time limit passes; until some do, a new question cannot be routed. Set "Limit Wait Time" on your Send and Wait nodes so unanswered runs end, or spread the campaign over time.',
-			},
-		);
-	}
-	if (taken?.recorded !== true) {
-		throw new NodeOperationError(
-			nodeOf(this),
-			"The Messaging Relay Trigger that receives this account's events did not take the wait",
-			{
-				description:
-					'The question was not sent. n8n may be restarting: run this again, or turn on "Retry On Fail" in this node\'s settings.',
-			},
-		);
-	}
-	// A holder of an earlier version does not say: send the id, as before.
-	return typeof taken.otherWaitsInChat === 'number' ? taken.otherWaitsInChat : 1;
-}
-
-/** How often the node asks the holder whether its wait is in the database, and the pause between. */
-const CONFIRM_TRIES = 5;
-const CONFIRM_PAUSE_MS = 200;
-
-/**
- * The holder answered "recorded" after n8n saved it, but with two webhook processes another
- * process's save can drop it (docs/design/account-state.md, "Two webhook processes"). So the same
- * wait goes to the holder again until a request finds it in the static data it loaded (`stored`);
- * each one that does not writes it again. Only then does the question go out.
- */
-async function confirmWithHolder(
-	this: IExecuteFunctions,
-	registration: Registration,
-	key: string,
-	wait: Wait,
-) {
-	const url = `${registration.origin}${registration.holderPath}`;
-	for (let tried = 0; tried < CONFIRM_TRIES; tried++) {
-		if (tried > 0) await sleep(CONFIRM_PAUSE_MS);
-		const answer = await sendHandoff(this, key, 'wait', url, JSON.stringify(wait));
-		const body = (answer.kind === 'member' ? answer.body : undefined) as
-			| { stored?: unknown }
-			| undefined;
-		// A holder of an earlier version does not say: its "recorded" is all there is.
-		if (body?.stored === true || (answer.kind === 'member' && body?.stored === undefined)) return;
-	}
-	throw new NodeOperationError(
-		nodeOf(this),
-		"The Messaging Relay Trigger that receives this account's events could not keep the wait",
-		{
-			description: `The question was not sent. ${CONFIRM_TRIES} tries to see the wait saved in n8n failed: n8n may be overloaded or restarting. Run this again, or turn on "Retry On Fail" in this node's settings.`,
-		},
-	);
 }

@@ -10,6 +10,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { routeReply } from '../../../../nodes/shared/sendAndWait/replyRouting';
 import {
 	recordWait,
+	waitIdOf,
 	waitsInStaticData,
 	type WaitEntry,
 } from '../../../../nodes/shared/sendAndWait/waitingRuns';
@@ -43,7 +44,7 @@ function holder() {
 		getNode: () => ({ name: 'Trigger' }),
 		getMode: () => 'webhook',
 	} as unknown as IWebhookFunctions;
-	const state: WebhookState = { webhookUrl: HOLDER_URL, shareKey: KEY };
+	const state: WebhookState = { webhookUrl: HOLDER_URL };
 	return { context, state };
 }
 
@@ -96,30 +97,40 @@ async function outcome(
 	r: ReturnType<typeof reply>,
 	deliveryId: string,
 ) {
-	const result = await routeReply(h.context, h.state, r.rawBody, r.body, deliveryId);
-	return result.kind === 'not a reply' && result.dropped
-		? { ...result, dropped: result.dropped.map((w) => w.executionId) }
+	const result = await routeReply(h.context, h.state, r.rawBody, r.body, deliveryId, KEY);
+	return result.kind === 'not a reply'
+		? { ...result, ended: result.ended.map((w) => w.executionId) }
 		: result;
 }
 const stored = (h: ReturnType<typeof holder>, wait: WaitEntry) =>
-	waitsInStaticData(h.state)[wait.executionId];
+	waitsInStaticData(h.state)[waitIdOf(wait)];
 
 describe('what is offered at all', () => {
 	test('only a message.received, to a holder that has its URL and K, with a message', async () => {
 		const h = holder();
 		waitIn(h);
-		const notAReply = { kind: 'not a reply' };
+		const notAReply = { kind: 'not a reply', ended: [] };
 		const sent = reply({}, 'message.sent');
-		expect(await routeReply(h.context, h.state, sent.rawBody, sent.body, 'd1')).toEqual(notAReply);
+		expect(await routeReply(h.context, h.state, sent.rawBody, sent.body, 'd1', KEY)).toEqual(
+			notAReply,
+		);
 		const r = reply();
-		for (const state of [
-			{ ...h.state, webhookUrl: undefined },
-			{ ...h.state, shareKey: undefined },
-		] as WebhookState[])
-			expect(await routeReply(h.context, state, r.rawBody, r.body, 'd1')).toEqual(notAReply);
+		expect(
+			await routeReply(
+				h.context,
+				{ ...h.state, webhookUrl: undefined },
+				r.rawBody,
+				r.body,
+				'd1',
+				KEY,
+			),
+		).toEqual(notAReply);
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', undefined)).toEqual(
+			notAReply,
+		);
 		for (const message of [undefined, 'text', null]) {
 			const body = { type: 'message.received', message } as IDataObject;
-			expect(await routeReply(h.context, h.state, JSON.stringify(body), body, 'd1')).toEqual(
+			expect(await routeReply(h.context, h.state, JSON.stringify(body), body, 'd1', KEY)).toEqual(
 				notAReply,
 			);
 		}
@@ -130,8 +141,9 @@ describe('what is offered at all', () => {
 		const h = holder();
 		waitIn(h, { chat: '4917610000002@c.us' });
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'not a reply',
+			ended: [],
 		});
 		expect(offers).not.toHaveBeenCalled();
 	});
@@ -143,7 +155,7 @@ describe('the resume', () => {
 		const wait = waitIn(h, { questionId: 'q-1', asked: 2 });
 		runsAnswer(took());
 		const r = reply({ text: 'yes' });
-		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1');
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
 		expect(offers).toHaveBeenCalledTimes(1);
 		const [context, key, op, url, body] = offers.mock.calls[0];
 		expect([context, key, op]).toEqual([h.context, KEY, 'resume']);
@@ -157,7 +169,7 @@ describe('the resume', () => {
 		waitIn(h);
 		runsAnswer(took());
 		const r = reply();
-		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1');
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
 		expect(JSON.parse(offers.mock.calls[0][4])).toMatchObject({ asked: 0, questionId: null });
 	});
 });
@@ -169,7 +181,7 @@ describe('what each answer means', () => {
 		runsAnswer(took());
 		clock = NOW + 5_000;
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'answered a waiting run',
 			passOn: false,
 		});
@@ -181,7 +193,7 @@ describe('what each answer means', () => {
 		waitIn(h, { passOn: true });
 		runsAnswer(took());
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'answered a waiting run',
 			passOn: true,
 		});
@@ -192,7 +204,7 @@ describe('what each answer means', () => {
 		const wait = waitIn(h, { asked: 1, passOn: true });
 		runsAnswer(took({ reAsked: true }));
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'answered a waiting run',
 			passOn: true,
 		});
@@ -202,7 +214,7 @@ describe('what each answer means', () => {
 		// Still waiting: the next message is offered to it again, and says it was asked twice.
 		runsAnswer(took());
 		const next = reply({ id: 'msg_10' });
-		await routeReply(h.context, h.state, next.rawBody, next.body, 'd2');
+		await routeReply(h.context, h.state, next.rawBody, next.body, 'd2', KEY);
 		expect(offers).toHaveBeenCalledTimes(2);
 		expect(JSON.parse(offers.mock.calls[1][4]).asked).toBe(2);
 	});
@@ -212,14 +224,14 @@ describe('what each answer means', () => {
 		const wait = waitIn(h);
 		runsAnswer(took({ reAsked: true }));
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'answered a waiting run',
 			passOn: false,
 		});
 		expect(stored(h, wait).asked).toBe(1);
 	});
 
-	test('only a consumed true counts: "reAsked" alone, or a truthy non-boolean, is a decline', async () => {
+	test('only a consumed true counts: "reAsked" alone, or a truthy non-boolean, is a decline, and a declined wait ends', async () => {
 		for (const body of [
 			{ reAsked: true },
 			{ consumed: 'true' },
@@ -230,24 +242,25 @@ describe('what each answer means', () => {
 			const wait = waitIn(h);
 			runsAnswer({ kind: 'member', body });
 			const r = reply();
-			expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+			expect(await outcome(h, r, 'd1')).toEqual({
 				kind: 'not a reply',
-				dropped: [],
+				ended: [wait.executionId],
 			});
-			expect(stored(h, wait).until).toBe(wait.until);
+			// The run proved it waits, but not on this question (an earlier one of a run that asks again).
+			expect(stored(h, wait).until).toBe(NOW);
 			expect(stored(h, wait).resumedBy).toBeUndefined();
 		}
 	});
 
-	test('a run that declines: offered to the next, oldest first; all decline: not a reply, none dropped', async () => {
+	test('a run that declines: its wait ends and the next is offered, oldest first; all decline: not a reply', async () => {
 		const h = holder();
 		const older = waitIn(h, { since: NOW - 9_000 });
 		const newer = waitIn(h, { since: NOW - 2_000 });
 		runsAnswer(declined, declined);
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await outcome(h, r, 'd1')).toEqual({
 			kind: 'not a reply',
-			dropped: [],
+			ended: [older.executionId, newer.executionId],
 		});
 		expect(offers.mock.calls.map((call) => call[3])).toEqual([
 			`https://n8n.example.com:5678${older.resumePath}`,
@@ -261,7 +274,7 @@ describe('what each answer means', () => {
 		waitIn(h, { since: NOW - 2_000 });
 		runsAnswer(took());
 		const r = reply();
-		expect((await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).kind).toBe(
+		expect((await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).kind).toBe(
 			'answered a waiting run',
 		);
 		expect(offers).toHaveBeenCalledTimes(1);
@@ -272,10 +285,10 @@ describe('what each answer means', () => {
 		const wait = waitIn(h);
 		runsAnswer({ kind: 'unavailable', statusCode: 503 });
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'retry later',
 		});
-		expect(stored(h, wait)).toEqual(wait);
+		expect(stored(h, wait)).toEqual({ ...wait, id: waitIdOf(wait) });
 	});
 
 	test('no proof (gone, or 200 without it): the wait is ended and dropped, and the next is offered', async () => {
@@ -288,11 +301,11 @@ describe('what each answer means', () => {
 		const r = reply();
 		expect(await outcome(h, r, 'd1')).toEqual({
 			kind: 'not a reply',
-			dropped: [gone.executionId, finished.executionId],
+			ended: [gone.executionId, finished.executionId, next.executionId],
 		});
 		expect(stored(h, gone).until).toBe(NOW + 1_000);
 		expect(stored(h, finished).until).toBe(NOW + 1_000);
-		expect(stored(h, next).until).toBe(next.until);
+		expect(offers).toHaveBeenCalledTimes(3);
 	});
 
 	test('a redelivery of the reply that resumed a run: answered again, whatever the run answers now', async () => {
@@ -300,14 +313,15 @@ describe('what each answer means', () => {
 		const wait = waitIn(h, { passOn: true });
 		runsAnswer(took());
 		const r = reply();
-		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1');
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
 		runsAnswer({ kind: 'stranger', statusCode: 409 });
 		clock = NOW + 120_000;
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'answered a waiting run',
 			passOn: true,
 		});
-		expect(stored(h, wait).until).toBe(wait.until);
+		// Kept short once resumed: what recognises this delivery, nothing to offer again.
+		expect(stored(h, wait)).toMatchObject({ resumedBy: 'd1', until: NOW });
 	});
 
 	test('a redelivery to a wait that does not pass replies on: answered, not passed on', async () => {
@@ -315,8 +329,8 @@ describe('what each answer means', () => {
 		waitIn(h);
 		runsAnswer(took(), { kind: 'gone' });
 		const r = reply();
-		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1');
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'answered a waiting run',
 			passOn: false,
 		});
@@ -327,7 +341,7 @@ describe('what each answer means', () => {
 		const young = waitIn(h, { since: NOW - 59_999 });
 		runsAnswer({ kind: 'stranger', statusCode: 409 });
 		const r = reply();
-		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1')).toEqual({
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
 			kind: 'retry later',
 		});
 		expect(stored(h, young).until).toBe(young.until);
@@ -337,7 +351,7 @@ describe('what each answer means', () => {
 		runsAnswer({ kind: 'stranger', statusCode: 409 });
 		expect(await outcome(h2, r, 'd1')).toEqual({
 			kind: 'not a reply',
-			dropped: [old.executionId],
+			ended: [old.executionId],
 		});
 	});
 
@@ -348,7 +362,7 @@ describe('what each answer means', () => {
 		const r = reply();
 		expect(await outcome(h, r, 'd1')).toEqual({
 			kind: 'not a reply',
-			dropped: [wait.executionId],
+			ended: [wait.executionId],
 		});
 	});
 });

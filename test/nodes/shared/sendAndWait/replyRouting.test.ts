@@ -57,7 +57,10 @@ async function holderWithWait(
 		},
 		body,
 	});
-	expect([response.status, ((await response.json()) as IDataObject).recorded]).toEqual([200, true]);
+	expect([response.status, ((await response.json()) as IDataObject).recorded]).toEqual([
+		200,
+		[true],
+	]);
 	return { holder, executionId };
 }
 
@@ -115,9 +118,13 @@ describe("a contact's message and the runs waiting in its chat", () => {
 	const liveWaits = (w: { stored: IDataObject }) =>
 		Object.values(waitsInStaticData(w.stored as WebhookState)).filter((x) => x.until > Date.now());
 
-	test("the run is gone (404), or finished (200 without the node's proof): the wait is dropped and the message runs as usual", async () => {
+	test("the run is gone (404), or finished (200 without the node's proof): the wait is ended (saved) and the message, delivered again, runs as usual", async () => {
 		const { holder } = await holderWithWait();
-		expect((await sim.deliver(receivedIn(ADA_CHAT))).status).toBe(200);
+		const message = receivedIn(ADA_CHAT);
+		// The offer was saved before it was made: the service is asked to deliver it again.
+		expect((await sim.deliver(message)).status).toBe(503);
+		expect(ran(holder)).toBe(0);
+		expect((await sim.deliver(message)).status).toBe(200);
 		expect(ran(holder)).toBe(1);
 		// Saved as ended by the trigger's own hand-off (n8n saves nothing else of a request that starts a run).
 		expect(liveWaits(holder)).toEqual([]);
@@ -128,7 +135,9 @@ describe("a contact's message and the runs waiting in its chat", () => {
 		const second = await holderWithWait();
 		n8n.waitingRoute = (_path, _request, response) =>
 			void response.status(200).json({ page: 'no action required' });
-		await sim.deliver(receivedIn(ADA_CHAT));
+		const again = receivedIn(ADA_CHAT);
+		expect((await sim.deliver(again)).status).toBe(503);
+		expect((await sim.deliver(again)).status).toBe(200);
 		expect(ran(second.holder)).toBe(1);
 		expect(liveWaits(second.holder).map((w) => w.executionId)).not.toContain(second.executionId);
 	});
@@ -148,11 +157,13 @@ describe("a contact's message and the runs waiting in its chat", () => {
 		expect(ran(holder)).toBe(0);
 	});
 
-	test('a 409 from an old wait means it ended: dropped, the message runs as usual', async () => {
+	test('a 409 from an old wait means it ended: ended, and the message delivered again runs as usual', async () => {
 		const { holder } = await holderWithWait({ since: Date.now() - 120_000 });
 		n8n.waitingRoute = (_path, _request, response) =>
 			void response.status(409).json({ message: 'The execution has finished with error.' });
-		expect((await sim.deliver(receivedIn(ADA_CHAT))).status).toBe(200);
+		const message = receivedIn(ADA_CHAT);
+		expect((await sim.deliver(message)).status).toBe(503);
+		expect((await sim.deliver(message)).status).toBe(200);
 		expect(ran(holder)).toBe(1);
 	});
 
@@ -162,13 +173,17 @@ describe("a contact's message and the runs waiting in its chat", () => {
 			void response.status(500).json({ message: 'busy' });
 		expect((await sim.deliver(receivedIn(ADA_CHAT))).status).toBe(503);
 		expect(ran(holder)).toBe(0);
-		expect(Object.keys(waitsInStaticData(holder.stored))).toContain(executionId);
+		expect(Object.values(waitsInStaticData(holder.stored)).map((w) => w.executionId)).toContain(
+			executionId,
+		);
 	});
 
-	test('the waiting node declines (not its chat or question): the next wait, then the trigger', async () => {
+	test('the waiting node declines (it waits on another question): the wait ends, and the message delivered again goes to the trigger', async () => {
 		const { holder } = await holderWithWait();
 		nodeAnswers({ consumed: false });
-		expect((await sim.deliver(receivedIn(ADA_CHAT))).status).toBe(200);
+		const message = receivedIn(ADA_CHAT);
+		expect((await sim.deliver(message)).status).toBe(503);
+		expect((await sim.deliver(message)).status).toBe(200);
 		expect(ran(holder)).toBe(1);
 	});
 });

@@ -17,7 +17,11 @@ import {
 	packResumePath,
 	unpackResumePath,
 } from '../../../../nodes/shared/sendAndWait/resumePathPacking';
-import { recordWait, waitsInStaticData } from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import {
+	recordWait,
+	waitIdOf,
+	waitsInStaticData,
+} from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import { signedWaitParams } from '../../../../nodes/shared/sendAndWait/waitingRunUrl';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
@@ -79,7 +83,7 @@ test("n8n's signed resume paths are packed and come back byte for byte, and stil
 					0,
 				);
 				const stored = waitsInStaticData(JSON.parse(JSON.stringify(state)) as WebhookState)[
-					executionId
+					waitIdOf({ executionId, since })
 				];
 				expect(stored.resumePath).toBe(resumePath);
 				const again = new URL(`${new URL(base).origin}${stored.resumePath}`);

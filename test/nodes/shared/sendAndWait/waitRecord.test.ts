@@ -8,7 +8,7 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	dropWait,
+	endWaits,
 	liveWaitCount,
 	otherWaitsInChat,
 	quotedId,
@@ -17,7 +17,8 @@ import {
 	WAIT_CAPACITY,
 	waits,
 	waitsForReply,
-	waitsInStaticData,
+	waitIdOf,
+	waitsInStaticData as rowsInStaticData,
 	waitStored,
 	type WaitEntry,
 } from '../../../../nodes/shared/sendAndWait/waitingRuns';
@@ -53,6 +54,31 @@ function wait(executionId: string, changes: Partial<WaitEntry> = {}): WaitEntry 
 }
 const ids = (list: WaitEntry[]) => list.map((w) => w.executionId);
 
+/** A wait as given, without the row id static data keys it by. */
+function withoutRowId(w: WaitEntry & { id?: string }): WaitEntry {
+	const copy = { ...w };
+	delete copy.id;
+	return copy;
+}
+
+/** The waits static data holds, by execution id (one question each here), as given (without their row id). */
+function waitsInStaticData(state: WebhookState): Record<string, WaitEntry> {
+	return Object.fromEntries(
+		Object.values(rowsInStaticData(state)).map((w) => [w.executionId, withoutRowId(w)]),
+	);
+}
+
+/** Ends the wait of execution `executionId` (its one question), or an unknown row. */
+function dropWait(
+	t: ReturnType<typeof trigger>,
+	state: WebhookState,
+	executionId: string,
+	now?: number,
+) {
+	const row = Object.values(rowsInStaticData(state)).find((w) => w.executionId === executionId);
+	endWaits(t, state, [row?.id ?? waitIdOf({ executionId, since: NOW })], now);
+}
+
 describe('as static data holds it', () => {
 	test('every field reads back as written, the end "wait indefinitely" included', () => {
 		const t = trigger();
@@ -61,8 +87,8 @@ describe('as static data holds it', () => {
 			until: NO_LIMIT,
 			questionId: 'msg_7',
 			passOn: true,
-			resumedBy: 'd1',
-			resumedAt: NOW - 2_000,
+			offeredBy: 'd1',
+			offeredAt: NOW - 2_000,
 			asked: 3,
 		});
 		recordWait(t, state, full, NOW);
@@ -76,6 +102,31 @@ describe('as static data holds it', () => {
 		// The end counts from the start: another start, the same end.
 		recordWait(t, state, wait('3', { since: NOW - 99_999, until: NOW + 5 }), NOW);
 		expect(waitsInStaticData(state)['3']).toMatchObject({ since: NOW - 99_999, until: NOW + 5 });
+	});
+
+	test('once resumed, only what recognises its answer is kept: about a third of the row', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		const delivery = 'ab'.repeat(16);
+		recordWait(t, state, wait('1', { until: NO_LIMIT, questionId: 'msg_7', asked: 2 }), NOW);
+		const live = state.waitRows!.length;
+		recordWait(t, state, wait('1', { resumedBy: delivery, resumedAt: NOW - 2_000 }), NOW);
+		expect(state.waitRows!.length).toBeLessThan(live / 2);
+		expect(waitsInStaticData(state)['1']).toEqual({
+			executionId: '1',
+			resumePath: '',
+			chat: '',
+			channelId: '',
+			since: NOW - 10_000,
+			until: NOW - 2_000,
+			questionId: null,
+			resumedBy: delivery,
+			resumedAt: NOW - 2_000,
+		});
+		// Its redelivery is recognised, by the delivery, whatever chat the message names.
+		expect(
+			ids(waitsForReply(t, state, { chatId: 'any@c.us', channelId: 'num_main' }, delivery, NOW)),
+		).toEqual(['1']);
 	});
 
 	test("n8n's signed resume path, kept packed, reads back byte for byte, with and without Pass the Reply On", () => {
@@ -130,12 +181,17 @@ describe('as static data holds it', () => {
 });
 
 describe('two copies of one wait (two requests, two processes)', () => {
-	test('merged: the most re-asks, the earliest end and resume, the question id and resume that one of them has', () => {
+	test('merged: the most re-asks, the earliest end, the earliest resume with its delivery, the question id one of them has', () => {
 		const id = `wf-record-merge-${++workflows}`;
 		const mine = trigger(id, 'Trigger');
 		const other = trigger(id, 'Trigger (another process)');
 		const state: WebhookState = {};
-		recordWait(mine, state, wait('1', { asked: 2, until: NOW + HOUR, resumedAt: NOW - 50 }), NOW);
+		recordWait(
+			mine,
+			state,
+			wait('1', { asked: 2, until: NOW + HOUR, resumedBy: 'd8', resumedAt: NOW - 50 }),
+			NOW,
+		);
 		recordWait(
 			other,
 			state,
@@ -148,41 +204,38 @@ describe('two copies of one wait (two requests, two processes)', () => {
 			}),
 			NOW,
 		);
-		expect(waitsInStaticData(state)['1']).toEqual(
-			wait('1', {
-				asked: 2,
-				until: NOW + 10,
-				questionId: 'msg_1',
-				resumedBy: 'd9',
-				resumedAt: NOW - 50,
-			}),
-		);
-		// A later copy without them keeps the question id and the resume.
-		recordWait(mine, state, wait('1', { asked: 0 }), NOW);
+		// Resumed: kept short, with the earliest end and the earliest resume and its delivery.
 		expect(waitsInStaticData(state)['1']).toMatchObject({
-			questionId: 'msg_1',
-			resumedBy: 'd9',
+			until: NOW - 50,
+			resumedBy: 'd8',
 			resumedAt: NOW - 50,
-			asked: 2,
-			until: NOW + 10,
 		});
+		// A live copy of it (another process that missed the resume) keeps it resumed.
+		recordWait(mine, state, wait('1', { asked: 0 }), NOW);
+		expect(waitsInStaticData(state)['1']).toMatchObject({ resumedBy: 'd8', resumedAt: NOW - 50 });
+		// Not resumed, two copies: the most re-asks, the earliest end, the question id one has.
+		const other2 = trigger(id, 'Trigger (a third process)');
+		const state2: WebhookState = {};
+		recordWait(mine, state2, wait('2', { asked: 2, until: NOW + HOUR }), NOW);
+		recordWait(other2, state2, wait('2', { asked: 1, until: NOW + 10, questionId: 'msg_1' }), NOW);
+		expect(waitsInStaticData(state2)['2']).toEqual(
+			wait('2', { asked: 2, until: NOW + 10, questionId: 'msg_1' }),
+		);
 	});
 
-	test('the later question id wins; a resume known to one copy only is kept', () => {
+	test('two question ids: the smaller, in any order (a join); a resume is its delivery and time together', () => {
 		const t = trigger();
 		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { questionId: 'msg_b' }), NOW);
 		recordWait(t, state, wait('1', { questionId: 'msg_a' }), NOW);
-		recordWait(t, state, wait('1', { questionId: 'msg_b', resumedAt: NOW - 5 }), NOW);
-		expect(waitsInStaticData(state)['1']).toMatchObject({
-			questionId: 'msg_b',
-			resumedAt: NOW - 5,
-		});
-		recordWait(t, state, wait('1', { resumedBy: 'd2' }), NOW);
-		expect(waitsInStaticData(state)['1']).toMatchObject({
-			questionId: 'msg_b',
-			resumedBy: 'd2',
-			resumedAt: NOW - 5,
-		});
+		expect(waitsInStaticData(state)['1'].questionId).toBe('msg_a');
+		recordWait(t, state, wait('1', { questionId: 'msg_b' }), NOW);
+		expect(waitsInStaticData(state)['1'].questionId).toBe('msg_a');
+		// A resume is taken whole: the earlier one, its delivery with it.
+		recordWait(t, state, wait('1', { resumedBy: 'd2', resumedAt: NOW - 5 }), NOW);
+		recordWait(t, state, wait('1', { resumedBy: 'd1', resumedAt: NOW - 9 }), NOW);
+		recordWait(t, state, wait('1', { resumedBy: 'd0', resumedAt: NOW - 1 }), NOW);
+		expect(waitsInStaticData(state)['1']).toMatchObject({ resumedBy: 'd1', resumedAt: NOW - 9 });
 	});
 });
 
@@ -294,7 +347,9 @@ describe("Send and Wait's confirm, and the repair", () => {
 		recordWait(t, state, given, NOW);
 		expect(waitStored(t, state, given)).toBe(true);
 		expect(waitStored(t, {}, given)).toBe(false);
-		expect(waitStored(t, state, wait('1', { questionId: 'q2' }))).toBe(false);
+		// A later form (ended earlier) is not held; another question id joins to the one held.
+		expect(waitStored(t, state, wait('1', { questionId: 'q1', until: NOW + 5 }))).toBe(false);
+		expect(waitStored(t, state, wait('1', { questionId: 'q2' }))).toBe(true);
 	});
 
 	test("repair writes back what another process's save dropped, once", () => {
@@ -330,14 +385,19 @@ describe('which waits a message may answer: the remaining conditions', () => {
 		).toEqual(['2']);
 	});
 
-	test('a group message (any `group` but null or missing) does not match by its sender', () => {
+	test('a group, broadcast or linked-id chat does not match by its sender, with a `group` or without', () => {
 		const t = trigger();
 		const state: WebhookState = {};
 		recordWait(t, state, wait('1', { chat: '4917612345678' }), NOW);
 		const group = message({ chatId: '120363025551234567@g.us' });
 		expect(ids(waitsForReply(t, state, { ...group, group: {} }, 'd1', NOW))).toEqual([]);
-		expect(ids(waitsForReply(t, state, { ...group, group: null }, 'd1', NOW))).toEqual(['1']);
-		expect(ids(waitsForReply(t, state, group, 'd1', NOW))).toEqual(['1']);
+		expect(ids(waitsForReply(t, state, { ...group, group: null }, 'd1', NOW))).toEqual([]);
+		expect(ids(waitsForReply(t, state, group, 'd1', NOW))).toEqual([]);
+		for (const chatId of ['status@broadcast', '4917612345678@lid'])
+			expect(ids(waitsForReply(t, state, message({ chatId }), 'd1', NOW))).toEqual([]);
+		expect(
+			ids(waitsForReply(t, state, message({ chatId: '4917612345678@c.us' }), 'd1', NOW)),
+		).toEqual(['1']);
 	});
 
 	test('a wait at its end is not offered; a millisecond before it is', () => {

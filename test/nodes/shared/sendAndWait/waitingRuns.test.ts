@@ -1,11 +1,12 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
-	dropWait,
+	endWaits,
 	quotedId,
 	recordWait,
 	waitsForReply,
-	waitsInStaticData,
+	waitIdOf,
+	waitsInStaticData as rowsInStaticData,
 	type WaitEntry,
 } from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
@@ -49,6 +50,9 @@ const message = (changes: IDataObject = {}): IDataObject => ({
 	...changes,
 });
 const ids = (waits: WaitEntry[]) => waits.map((w) => w.executionId);
+/** The waits static data holds, by execution id (one question each here). */
+const waitsInStaticData = (state: WebhookState) =>
+	Object.fromEntries(Object.values(rowsInStaticData(state)).map((w) => [w.executionId, w]));
 
 describe('the waits a message may answer, in order', () => {
 	test('several waits on one chat: the oldest first; one whose question is quoted goes before all', () => {
@@ -73,13 +77,17 @@ describe('the waits a message may answer, in order', () => {
 		expect(ids(waitsForReply(ctx, state, message(), 'd1', NOW))).toEqual(['1']);
 	});
 
-	test('a wait for a phone number matches a direct chat from that phone, not a group message from it', () => {
+	test('a wait for a phone number matches a direct chat from that phone, not a group, a broadcast or a linked id', () => {
 		const ctx = context();
 		const state: WebhookState = {};
 		recordWait(ctx, state, wait('1', { chat: '4917612345678' }), NOW);
 		expect(
-			ids(waitsForReply(ctx, state, message({ chatId: 'some-other-id@lid' }), 'd1', NOW)),
+			ids(waitsForReply(ctx, state, message({ chatId: '4917612345678@c.us' }), 'd1', NOW)),
 		).toEqual(['1']);
+		// A linked id (…@lid) names no phone: its sender's phone is not taken as the chat.
+		expect(
+			ids(waitsForReply(ctx, state, message({ chatId: 'some-other-id@lid' }), 'd1', NOW)),
+		).toEqual([]);
 		expect(
 			ids(
 				waitsForReply(
@@ -111,7 +119,7 @@ describe('the waits a message may answer, in order', () => {
 			'msg_9',
 		);
 		expect(waitsInStaticData(state)['1'].resumePath).toContain('/webhook-waiting/1/');
-		dropWait(ctx, state, '1', NOW);
+		endWaits(ctx, state, [waitIdOf(wait('1'))], NOW);
 		expect(waitsForReply(ctx, state, message(), 'd1', NOW)).toEqual([]);
 		// Ended, not deleted: a live copy in another process's memory cannot bring it back (docs/design/account-state.md).
 		expect(waitsInStaticData(state)['1'].until).toBe(NOW);
