@@ -265,7 +265,9 @@ export function liveWaits(
 }
 
 export function liveWaitCount(context: Context, state: WebhookState, now = Date.now()): number {
-	return liveWaits(context, state, now).length;
+	let count = 0;
+	for (const [, entry] of table.all(context, state)) if (isLive(entry, now)) count++;
+	return count;
 }
 
 export type RecordOutcome = { recorded: true } | { recorded: false; reason: string };

@@ -68,6 +68,12 @@ interface ProcessCopy<T> {
 	foundation?: number;
 	/** A write whose save was not seen (n8n failed it): the next request writes the view again. */
 	unsaved: boolean;
+	/**
+	 * The string this process last wrote and how many lines it has: while the view only changed by the
+	 * rows written since, the next string is this one with their lines appended (a later line of an id
+	 * joins onto the earlier one when read), so that a write costs what it changes.
+	 */
+	written?: { text: string; lines: number };
 	sweptAt?: number;
 }
 
@@ -251,7 +257,7 @@ export class AccountTable<T> {
 			// Saved before the newest revision this process knows, loaded by a request that started
 			// before that save: joined in, not taken over (a few minutes old at most; older is ignored).
 			if (copy.newestAt - seen.at <= REPAIR_WINDOW_MS) {
-				for (const [id, held] of parsed) this.put(copy, id, held.row);
+				for (const [id, held] of parsed) if (this.put(copy, id, held.row)) copy.written = undefined;
 				if (copy.joined.size >= 16) copy.joined.clear();
 				copy.joined.add(rev as string);
 			}
@@ -260,6 +266,7 @@ export class AccountTable<T> {
 		copy.view = new Map();
 		copy.byKey = new Map();
 		copy.joined.clear();
+		copy.written = undefined;
 		for (const [id, held] of parsed) this.put(copy, id, held.row, held.line);
 		copy.foreign = { rev: rev as string, rows: parsed };
 		copy.foundation = undefined;
@@ -387,6 +394,7 @@ export class AccountTable<T> {
 				if (this.shape.expired(held.row, now)) {
 					this.remove(copy, id);
 					removed = true;
+					copy.written = undefined;
 				}
 			for (const [id, write] of copy.recent)
 				if (now - write.at > REPAIR_WINDOW_MS || this.shape.expired(write.row, now))
@@ -404,10 +412,27 @@ export class AccountTable<T> {
 		copy.foundation ??= copy.counter;
 		for (const held of changed) held.inOwn = copy.counter;
 		copy.newestAt = Math.max(now, copy.newestAt + 1);
-		state[this.shape.rowsField] = [...copy.view.values()].map((held) => held.line).join(ROW);
+		state[this.shape.rowsField] = this.serialize(copy, changed);
 		state[this.shape.revField] = revisionOf(copy.newestAt, copy.writer, copy.counter);
 		this.watch(context, copy, copy.counter);
 		return copy.counter;
+	}
+
+	/** The view as one string: the last one written with the changed rows appended, or all rows anew. */
+	private serialize(copy: ProcessCopy<T>, changed: Array<Held<T>>): string {
+		const last = copy.written;
+		let text: string;
+		let lines: number;
+		if (last && last.lines + changed.length <= 2 * copy.view.size + 64) {
+			const added = changed.map((held) => held.line).join(ROW);
+			text = !changed.length ? last.text : last.text ? `${last.text}${ROW}${added}` : added;
+			lines = last.lines + changed.length;
+		} else {
+			text = [...copy.view.values()].map((held) => held.line).join(ROW);
+			lines = copy.view.size;
+		}
+		copy.written = { text, lines };
+		return text;
 	}
 
 	/**

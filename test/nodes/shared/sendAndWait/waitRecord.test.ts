@@ -104,22 +104,22 @@ describe('as static data holds it', () => {
 		expect(waitsInStaticData(state)['3']).toMatchObject({ since: NOW - 99_999, until: NOW + 5 });
 	});
 
-	test('once resumed, only what recognises its answer is kept: about a third of the row', () => {
+	test('once resumed, only what recognises its answer is written: about a third of the row', () => {
 		const t = trigger();
 		const state: WebhookState = {};
 		const delivery = 'ab'.repeat(16);
 		recordWait(t, state, wait('1', { until: NO_LIMIT, questionId: 'msg_7', asked: 2 }), NOW);
-		const live = state.waitRows!.length;
+		const liveText = state.waitRows!;
+		const live = liveText.length;
 		recordWait(t, state, wait('1', { resumedBy: delivery, resumedAt: NOW - 2_000 }), NOW);
-		expect(state.waitRows!.length).toBeLessThan(live / 2);
-		expect(waitsInStaticData(state)['1']).toEqual({
+		// Appended to what the process wrote last, after one separator.
+		expect(state.waitRows!.startsWith(`${liveText};`)).toBe(true);
+		expect(state.waitRows!.length - live - 1).toBeLessThan(live / 2);
+		// Read back, the resumed line joins onto the live one: resumed, it waits no more.
+		expect(waitsInStaticData(state)['1']).toMatchObject({
 			executionId: '1',
-			resumePath: '',
-			chat: '',
-			channelId: '',
 			since: NOW - 10_000,
 			until: NOW - 2_000,
-			questionId: null,
 			resumedBy: delivery,
 			resumedAt: NOW - 2_000,
 		});
@@ -127,6 +127,26 @@ describe('as static data holds it', () => {
 		expect(
 			ids(waitsForReply(t, state, { chatId: 'any@c.us', channelId: 'num_main' }, delivery, NOW)),
 		).toEqual(['1']);
+	});
+
+	test('what a process writes grows by the rows it changed, and is written anew before twice the rows and 64 lines', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1'), NOW);
+		recordWait(t, state, wait('2'), NOW);
+		const lines = () => state.waitRows!.split(';').length;
+		const seen: number[] = [];
+		for (let asked = 1; asked <= 150; asked++) {
+			const before = state.waitRows!;
+			recordWait(t, state, wait('1', { asked }), NOW);
+			seen.push(lines());
+			// Either the string before with one line appended, or the two rows anew.
+			if (lines() > 2) expect(state.waitRows!.startsWith(`${before};`)).toBe(true);
+			expect(lines()).toBeLessThanOrEqual(2 * 2 + 64);
+			expect(waitsInStaticData(state)['1']).toMatchObject({ asked });
+		}
+		expect(Math.max(...seen)).toBe(2 * 2 + 64);
+		expect(seen.filter((n) => n === 2).length).toBeGreaterThanOrEqual(2);
 	});
 
 	test("n8n's signed resume path, kept packed, reads back byte for byte, with and without Pass the Reply On", () => {
