@@ -245,6 +245,10 @@ export class AccountTable<T> {
 				copy.unsaved = true;
 			return copy;
 		}
+		// Older than what this process wrote last: a request that loaded it before that write saves (or saved)
+		// the whole static data after it (n8n saves it whole), taking the newer rows back. Written again.
+		if (copy.counter > 0 && (seen.own ? seen.counter < copy.counter : seen.at < copy.newestAt))
+			copy.unsaved = true;
 		if (seen.own || copy.foreign?.rev === rev || copy.joined.has(rev as string)) return copy;
 		const parsed = new Map<string, Held<T>>();
 		for (const [id, row, line] of this.unpack(context, state[this.shape.rowsField])) {
