@@ -129,8 +129,8 @@ function sinceInId(id: string): string | undefined {
 	return dot > 0 ? id.slice(dot + 1) : undefined;
 }
 
-/** What a resumed wait keeps (a redelivery of its answer is recognised, it counts no more): about 55 bytes. */
-const RESUMED = '~';
+/** A resumed wait's row starts with an empty chat (no chat is empty): it keeps what recognises a redelivery of its answer. */
+const RESUMED = '';
 
 /**
  * The waits, one row per question, packed in static data (`waitRows`) and found by chat and by delivery
