@@ -105,7 +105,19 @@ function rememberNonce(nonce: string, now: number): boolean {
 	return true;
 }
 
-export type HandoffCheck = { ok: true; op: ShareOp; nonce: string } | { ok: false; reason: string };
+/** Why a hand-off is refused: `signature` is also what another key gives (a credential changed since it was read). */
+export type HandoffRefusal =
+	| 'version'
+	| 'operation'
+	| 'headers'
+	| 'no key'
+	| 'signature'
+	| 'window'
+	| 'replay';
+
+export type HandoffCheck =
+	| { ok: true; op: ShareOp; nonce: string }
+	| { ok: false; refusal: HandoffRefusal; reason: string };
 
 /**
  * Checks a hand-off addressed to `ownPath`. The reasons are for n8n's log and the 401 body; they
@@ -123,20 +135,20 @@ export function verifyHandoff(
 	const nonce = headers[HANDOFF_HEADERS.nonce];
 	const signature = headers[HANDOFF_HEADERS.signature];
 	if (headers[HANDOFF_HEADERS.version] !== SHARE_VERSION)
-		return { ok: false, reason: 'unknown hand-off version' };
+		return { ok: false, refusal: 'version', reason: 'unknown hand-off version' };
 	if (typeof op !== 'string' || !OPS.has(op))
-		return { ok: false, reason: 'unknown hand-off operation' };
+		return { ok: false, refusal: 'operation', reason: 'unknown hand-off operation' };
 	if (typeof timestamp !== 'string' || typeof nonce !== 'string' || !/^[0-9a-f]{32}$/.test(nonce)) {
-		return { ok: false, reason: 'incomplete hand-off headers' };
+		return { ok: false, refusal: 'headers', reason: 'incomplete hand-off headers' };
 	}
-	if (!key) return { ok: false, reason: 'this trigger has no account key yet' };
+	if (!key) return { ok: false, refusal: 'no key', reason: 'this trigger has no account key yet' };
 	const expected = hmac(key, signatureBase(op, timestamp, nonce, ownPath, body));
 	if (!hexEquals(signature, expected))
-		return { ok: false, reason: 'hand-off signature does not match' };
+		return { ok: false, refusal: 'signature', reason: 'hand-off signature does not match' };
 	if (!(Math.abs(now - Number(timestamp)) <= HANDOFF_WINDOW_MS)) {
-		return { ok: false, reason: 'hand-off is outside its time window' };
+		return { ok: false, refusal: 'window', reason: 'hand-off is outside its time window' };
 	}
 	if (!rememberNonce(nonce, now))
-		return { ok: false, reason: 'hand-off was already received (replay)' };
+		return { ok: false, refusal: 'replay', reason: 'hand-off was already received (replay)' };
 	return { ok: true, op: op as ShareOp, nonce };
 }

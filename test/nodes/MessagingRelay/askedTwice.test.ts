@@ -38,7 +38,6 @@ import {
 	relayNode,
 } from '../../support/harness/n8nRuntime';
 
-const KEY = deriveShareKey('sim-key-full');
 const CHAT = '4917610000009@c.us';
 const T = 1_800_000_000_000;
 
@@ -112,7 +111,14 @@ describe("the waiting node: only its current question's resume", () => {
 	const answered: Array<{ status: number; body: IDataObject }> = [];
 
 	/** The run waits on its question asked at `current`; a hand-off arrives for the one asked at `since`. */
-	async function handOff(op: 'resume' | 'ping', since: number, current: number) {
+	async function handOff(
+		op: 'resume' | 'ping',
+		since: number,
+		current: number,
+		apiKey = 'sim-key-full',
+		signedWith = apiKey,
+	) {
+		const key = deriveShareKey(signedWith);
 		const run: IRunExecutionData = createRunExecutionData({
 			executionData: {
 				nodeExecutionStack: [{ node, data: { main: [[{ json: {} }]] }, source: null }],
@@ -134,7 +140,7 @@ describe("the waiting node: only its current question's resume", () => {
 				},
 			},
 		});
-		const { headers, nonce } = signHandoff(KEY, op, path, op === 'ping' ? '{}' : body);
+		const { headers, nonce } = signHandoff(key, op, path, op === 'ping' ? '{}' : body);
 		let status = 200;
 		const response = {
 			status(code: number) {
@@ -148,7 +154,7 @@ describe("the waiting node: only its current question's resume", () => {
 			setHeader: () => undefined,
 		};
 		const additionalData = {
-			...additionalDataFor(relayCredentials(sim.baseUrl)),
+			...additionalDataFor(relayCredentials(sim.baseUrl, apiKey)),
 			httpRequest: {
 				headers: { ...headers, 'content-type': 'application/json' },
 				body: JSON.parse(op === 'ping' ? '{}' : body) as IDataObject,
@@ -184,7 +190,7 @@ describe("the waiting node: only its current question's resume", () => {
 		);
 		answered.length = 0;
 		const result = await new MessagingRelay().webhook.call(context as unknown as IWebhookFunctions);
-		return { result, answer: answered[0], proof: proofFor(KEY, nonce, path) };
+		return { result, answer: answered[0], proof: proofFor(key, nonce, path) };
 	}
 
 	test('the current question takes the answer; an earlier question of the run declines it', async () => {
@@ -205,5 +211,18 @@ describe("the waiting node: only its current question's resume", () => {
 		expect(current.answer).toEqual({ status: 200, body: { proof: current.proof } });
 		const earlier = await handOff('ping', T, T + 20);
 		expect(earlier.answer).toEqual({ status: 200, body: { waiting: false } });
+	});
+
+	test("the credential's API key changed since this process read it: the new key's hand-off is taken", async () => {
+		// K is kept per credential in memory: the first hand-off reads it, the next ones find it.
+		expect((await handOff('ping', T + 20, T + 20)).answer.status).toBe(200);
+		const changed = await handOff('resume', T + 20, T + 20, 'sim-key-other');
+		expect(changed.answer).toEqual({ status: 200, body: { proof: changed.proof, consumed: true } });
+		// The old key no longer signs anything this node takes.
+		const old = await handOff('ping', T + 20, T + 20, 'sim-key-other', 'sim-key-full');
+		expect(old.answer).toEqual({
+			status: 401,
+			body: { error: 'Invalid hand-off: hand-off signature does not match' },
+		});
 	});
 });

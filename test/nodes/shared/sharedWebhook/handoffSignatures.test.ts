@@ -143,6 +143,7 @@ describe('verifying', () => {
 		const old = signHandoff(KEY, 'ping', PATH, BODY, Date.now() - 2 * HANDOFF_WINDOW_MS);
 		expect(verifyHandoff(KEY, old.headers, PATH, BODY)).toEqual({
 			ok: false,
+			refusal: 'window',
 			reason: 'hand-off is outside its time window',
 		});
 	});
@@ -160,6 +161,7 @@ describe('verifying', () => {
 		for (const version of ['v2', 'V1', undefined, ''])
 			expect(refused({ ...h, 'x-relay-share': version })).toEqual({
 				ok: false,
+				refusal: 'version',
 				reason: 'unknown hand-off version',
 			});
 	});
@@ -169,6 +171,7 @@ describe('verifying', () => {
 		for (const op of ['delete', '', undefined, 7, 'EVENT'])
 			expect(refused({ ...handoff(nonce, T0), 'x-relay-op': op })).toEqual({
 				ok: false,
+				refusal: 'operation',
 				reason: 'unknown hand-off operation',
 			});
 	});
@@ -176,7 +179,7 @@ describe('verifying', () => {
 	test('a missing time, or a nonce that is not 16 bytes of lowercase hex, is refused before the signature is computed', () => {
 		const nonce = freshNonce();
 		const h = handoff(nonce, T0);
-		const incomplete = { ok: false, reason: 'incomplete hand-off headers' };
+		const incomplete = { ok: false, refusal: 'headers', reason: 'incomplete hand-off headers' };
 		expect(refused({ ...h, 'x-relay-timestamp': undefined })).toEqual(incomplete);
 		expect(refused({ ...h, 'x-relay-timestamp': T0 })).toEqual(incomplete);
 		for (const bad of [
@@ -196,12 +199,17 @@ describe('verifying', () => {
 		for (const key of [undefined, ''])
 			expect(verifyHandoff(key, handoff(freshNonce(), T0), PATH, BODY, T0)).toEqual({
 				ok: false,
+				refusal: 'no key',
 				reason: 'this trigger has no account key yet',
 			});
 	});
 
 	test('another key, op, time, nonce, path or body, or no signature, does not match', () => {
-		const mismatch = { ok: false, reason: 'hand-off signature does not match' };
+		const mismatch = {
+			ok: false,
+			refusal: 'signature',
+			reason: 'hand-off signature does not match',
+		};
 		const nonce = freshNonce();
 		const h = handoff(nonce, T0);
 		expect(refused(h, deriveShareKey('sim-key-other'))).toEqual(mismatch);
@@ -217,7 +225,7 @@ describe('verifying', () => {
 
 	test('the time window is 60 s either way, to the millisecond', () => {
 		expect(HANDOFF_WINDOW_MS).toBe(60_000);
-		const outside = { ok: false, reason: 'hand-off is outside its time window' };
+		const outside = { ok: false, refusal: 'window', reason: 'hand-off is outside its time window' };
 		expect(refused(handoff(freshNonce(), T0 - 60_000)).ok).toBe(true);
 		expect(refused(handoff(freshNonce(), T0 + 60_000)).ok).toBe(true);
 		expect(refused(handoff(freshNonce(), T0 - 60_001))).toEqual(outside);
@@ -235,7 +243,7 @@ describe('verifying', () => {
 });
 
 describe('replays', () => {
-	const replay = { ok: false, reason: 'hand-off was already received (replay)' };
+	const replay = { ok: false, refusal: 'replay', reason: 'hand-off was already received (replay)' };
 
 	test('a hand-off is accepted once; the same one again is a replay, with any op or path it was signed for', () => {
 		const signed = signHandoff(KEY, 'event', PATH, BODY, T0);
