@@ -7,7 +7,7 @@ import { tablesSaveFailed } from './sharedWebhook/accountTable';
 /**
  * Answers a request that wrote static data only once n8n has saved it (docs/design/conversations-at-scale.md,
  * "Every write is answered after n8n saved it"): webhook() writes and returns this function's result, n8n
- * saves, then `then` runs and its answer is sent; a save not seen within SAVE_WAIT_MS is answered 503. At most
+ * saves, then `then` runs and its answer is sent; a save not seen within saveLimits.waitMs is answered 503. At most
  * HELD_LIMIT requests of a process wait for their save at once: beyond, a write is refused before it is made.
  */
 export const HELD_LIMIT = 16;

@@ -9,8 +9,11 @@ import { sleep } from 'n8n-workflow';
  * marked and reported unsaved.
  */
 
-/** How long a request waits for n8n's save before it answers "retry later" (n8n's SQLite lock waits 60 s). */
-export const SAVE_WAIT_MS = 20_000;
+/**
+ * How long a request waits for n8n's save before it answers "retry later" (n8n's SQLite lock waits 60 s).
+ * An object, so that a test can shorten it.
+ */
+export const saveLimits = { waitMs: 20_000 };
 const POLL_MS = [2, 5, 10, 20, 25];
 
 interface Observable {
@@ -56,7 +59,7 @@ async function poll(context: IWebhookFunctions, data: Observable, timeoutMs: num
  * within `timeoutMs` (n8n failed it) or the request started a run; `undefined` when this n8n does not let
  * the package see its saves. A test listener's data is never saved: `true`.
  */
-export function watchSave(context: IWebhookFunctions, timeoutMs = SAVE_WAIT_MS): Watch {
+export function watchSave(context: IWebhookFunctions, timeoutMs = saveLimits.waitMs): Watch {
 	const known = watches.get(context);
 	if (known) return known;
 	const data = context.getMode() === 'manual' ? undefined : savedObject(context);
@@ -77,7 +80,7 @@ export function watchSave(context: IWebhookFunctions, timeoutMs = SAVE_WAIT_MS):
 /** Resolves once n8n saved what this request wrote (watchSave). */
 export async function staticDataSaved(
 	context: IWebhookFunctions,
-	timeoutMs = SAVE_WAIT_MS,
+	timeoutMs = saveLimits.waitMs,
 ): Promise<boolean | undefined> {
 	return await watchSave(context, timeoutMs).saved;
 }
