@@ -147,4 +147,9 @@ test('a wait that never reaches the database: the run fails before it asks, and 
 		description: expect.stringContaining('The question was not sent.'),
 	});
 	expect(questionsSent()).toBe(0);
+	// Its wait may still be in the holder's memory: it was ended, so the next save does not bring it back.
+	holder.lostSaves = 0;
+	await ask('+4917612345679');
+	const live = stored(holder).filter((w) => w.until > Date.now() && w.resumedBy === undefined);
+	expect(live.map((w) => w.chat)).toEqual(['4917612345679']);
 });

@@ -127,10 +127,12 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 		try {
 			othersInChat = await recordWithTriggers(this, key, registration, wait);
 		} catch (error) {
-			throw notRecordedError(
-				node,
-				error instanceof WaitNotRecorded ? error : new WaitNotRecorded('holder', String(error)),
-			);
+			const failure =
+				error instanceof WaitNotRecorded ? error : new WaitNotRecorded('holder', String(error));
+			// Perhaps recorded though not confirmed: nothing may wait for a question not asked.
+			if (failure.reason !== 'capacity')
+				await endWithTriggers(this, key, registration, [wait]).catch(() => undefined);
+			throw notRecordedError(node, failure);
 		}
 	}
 
