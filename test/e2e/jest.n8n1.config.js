@@ -3,7 +3,7 @@
  * files as for n8n 2.41.1 (jest.config.js), selected, in a stack of n8n 1.123.81 (globalSetup
  * reads RELAY_N8N_VERSION through test/support/stack/n8nVersion.ts). Left out: what 1.x lacks
  * (n8n's generated Human-in-the-Loop tool), the editor's pictures (the README's are of 2.x), and for
- * the CI budget manyWaits and shared's mixed soak (docs/compatibility.md).
+ * the CI budget the campaign and shared's mixed soak (docs/compatibility.md).
  * @type {import('jest').Config}
  */
 process.env.RELAY_N8N_VERSION = '1.123.81';
@@ -18,6 +18,8 @@ const files = [
 	'examples', // Reply, and two workflows on one account (auto-reply and disconnect alert)
 	'shared', // several workflows on one account, hand-offs, a soak with restarts
 	'sendAndWait', // Send and Wait for Reply, with and without a trigger
+	'askTwice', // a run that asks twice or in a loop, with and without a trigger (issue 41)
+	'n8nInternals', // the bets on n8n's internals the account state rests on
 	'automaticReplies', // Pause and Resume Automatic Replies
 	'watch', // the Watch node
 	'restart', // n8n restarted with a published trigger

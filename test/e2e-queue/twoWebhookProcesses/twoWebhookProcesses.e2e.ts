@@ -5,12 +5,14 @@
  * the account's triggers and Send and Wait's records all reach either process, and each process
  * saves the workflow's whole static data (the last save wins). Three workflows share one account:
  *   - "ask" (published first: it holds the account's webhook): each contact's message starts a run
- *     that asks that contact with Send and Wait for Reply and waits; Pause When a Person Replies on;
+ *     that asks that contact with Send and Wait for Reply and waits, then asks a follow-up question
+ *     (a second Send and Wait node, issue 41) and waits again; Pause When a Person Replies on;
  *   - "logger": every event;
  *   - "alerts": number.disconnected.
  * CONTACTS contacts write (their runs ask and wait, on the worker), a person writes from the phone
  * in one more chat (that chat is paused for "ask"), that chat's contact writes, numbers disconnect,
- * then every contact answers. Lost 0: every run resumes with its own contact's answer, every event
+ * then every contact answers, and answers the follow-up. Lost 0: every run resumes with its own contact's
+ * answer at each question, every event
  * runs in each workflow that selects it; run twice 0; the paused chat starts nothing in "ask".
  */
 import type { IDataObject } from 'n8n-workflow';
@@ -42,12 +44,14 @@ const CONTACTS = Number(process.env.TWO_WEBHOOKS_CONTACTS ?? 30);
 /** Deliveries in flight at once. */
 const CONCURRENCY = 6;
 const QUESTION = 'Your order is ready: when shall we deliver it?';
+const FOLLOW_UP = 'And at what time?';
 
 const simulator = new SimClient(info.simUrl);
 const mainApi = new N8nClient(info.mainUrl, { apiKey: info.apiKey });
 
 const chatOf = (i: number) => `4917640${String(i).padStart(6, '0')}@c.us`;
 const answerOf = (chat: string) => `answer from ${chat}`;
+const secondAnswerOf = (chat: string) => `time from ${chat}`;
 const contacts = Array.from({ length: CONTACTS }, (_, i) => chatOf(i + 1));
 const PAUSED_CHAT = chatOf(900);
 
@@ -67,10 +71,18 @@ function ranTwice(rows: ExecutionRow[]): string[] {
 	return [...seen].filter(([, n]) => n > 1).map(([id]) => id);
 }
 
-/** The first contact's answer an execution's data holds, if any. */
+/** The contact whose answer to the first question an execution's data holds, if any. */
 function answerIn(executionId: string): string | null {
 	const [row] = sql(
 		`select substring(data from 'answer from ([0-9]+@c.us)') from execution_data where "executionId" = ${Number(executionId)}`,
+	);
+	return row?.[0] ? row[0] : null;
+}
+
+/** The contact whose answer to the follow-up question an execution's data holds, if any. */
+function secondAnswerIn(executionId: string): string | null {
+	const [row] = sql(
+		`select substring(data from 'time from ([0-9]+@c.us)') from execution_data where "executionId" = ${Number(executionId)}`,
 	);
 	return row?.[0] ? row[0] : null;
 }
@@ -106,7 +118,24 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		},
 		credentials: { messagingRelayApi: credential },
 	});
+	askData.nodes.push({
+		id: 'ask-again',
+		name: 'Ask again',
+		type: NODE_TYPES.action,
+		typeVersion: 1,
+		position: [480, 0],
+		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3305',
+		// To left empty: the chat of the trigger item, the same contact.
+		parameters: {
+			resource: 'message',
+			operation: 'sendAndWait',
+			message: FOLLOW_UP,
+			responseType: 'freeText',
+		},
+		credentials: { messagingRelayApi: credential },
+	});
 	askData.connections['Relay Trigger'] = { main: [[{ node: 'Ask', type: 'main', index: 0 }]] };
+	askData.connections.Ask = { main: [[{ node: 'Ask again', type: 'main', index: 0 }]] };
 	const ask = await createWorkflow(mainApi, askData);
 	const logger = await createWorkflow(
 		mainApi,
@@ -159,10 +188,31 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		const disconnects = [1, 2, 3].map(() => tagged(sample('number.disconnected') as IDataObject));
 		for (const event of disconnects) expect((await deliverToAccount(event)).status).toBe(200);
 
-		// 4. Every contact answers in their own chat.
+		// 4. Every contact answers in their own chat; each run then asks again and waits again.
 		const answers = contacts.map((chat) => tagged(receivedIn(chat, { text: answerOf(chat) })));
 		const answerResults = await inParallel(answers, CONCURRENCY, deliverToAccount);
 		expect(answerResults.filter((a) => a.status !== 200)).toEqual([]);
+		await waitUntil(
+			`${CONTACTS} follow-up questions asked`,
+			async () =>
+				(await simulator.requests(started)).filter(
+					(r) =>
+						r.path === '/v1/messages' &&
+						r.account === ACCOUNT &&
+						(r.body as { text?: unknown } | undefined)?.text === FOLLOW_UP,
+				).length >= CONTACTS &&
+				executions([ask]).filter((r) => r.status === 'waiting').length >= CONTACTS
+					? true
+					: undefined,
+			{ timeoutMs: 300_000, intervalMs: 1_000 },
+		);
+
+		// 5. Every contact answers the follow-up.
+		const seconds = contacts.map((chat) =>
+			tagged(receivedIn(chat, { text: secondAnswerOf(chat) })),
+		);
+		const secondResults = await inParallel(seconds, CONCURRENCY, deliverToAccount);
+		expect(secondResults.filter((a) => a.status !== 200)).toEqual([]);
 
 		const expected = {
 			ask: CONTACTS,
@@ -189,7 +239,8 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		const askRuns = of(ask);
 		const wrongAnswer = askRuns.filter((r) => {
 			const first = firsts.find((f) => f.deliveryId === r.deliveryId);
-			return !first || answerIn(r.id) !== first.message.chatId;
+			const chat = first?.message.chatId;
+			return !chat || answerIn(r.id) !== chat || secondAnswerIn(r.id) !== chat;
 		});
 		const loggerIds = new Set(of(logger).map((r) => r.deliveryId));
 		const loggerExpected = [...firsts, person, pausedContact, ...disconnects].map(
@@ -234,11 +285,11 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		// The answers went to the waiting runs, not to the triggers as new messages.
 		expect(of(logger)).toHaveLength(expected.logger);
 		expect(of(alerts)).toHaveLength(expected.alerts);
-		// Every question was asked once.
+		// Every question was asked once: the first and the follow-up, to each contact.
 		const questions = (await simulator.requests(started)).filter(
 			(r) => r.path === '/v1/messages' && r.account === ACCOUNT,
 		);
-		expect(questions).toHaveLength(CONTACTS);
+		expect(questions).toHaveLength(2 * CONTACTS);
 	} finally {
 		for (const id of [ask, logger, alerts])
 			await mainApi.api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);

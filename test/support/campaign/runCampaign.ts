@@ -22,7 +22,8 @@ import { QUESTION, startPath, type CampaignKind } from './campaignWorkflows';
 export interface CampaignTarget {
 	client: N8nClient;
 	n8nUrl: string;
-	n8nPid: number;
+	/** n8n's process id now (a restart changes it). */
+	n8nPid: () => number;
 	logFile: string;
 	simulator: SimClient;
 	/** The simulator account whose webhook the relay campaign's answers go to. */
@@ -155,6 +156,8 @@ export interface CampaignOptions {
 	/** How long the runs may take to end once every answer was acknowledged. */
 	settleMs?: number;
 	say?: (line: string) => void;
+	/** Between the questions and the answers (an n8n restart: every answer is then routed from what n8n saved). */
+	beforeAnswers?: () => Promise<void>;
 }
 
 export async function runCampaign(
@@ -166,19 +169,24 @@ export async function runCampaign(
 		concurrency,
 		settleMs = 300_000,
 		say = () => undefined,
+		beforeAnswers: betweenPhases,
 	}: CampaignOptions,
 ): Promise<CampaignResult> {
-	const { client, n8nPid } = target;
+	const { client } = target;
 	const contacts = Array.from({ length: size }, (_, i) => chatOf(kind, i + 1));
 	const logBefore = logLength(target.logFile);
-	const cost = () => ({ at: Date.now(), cpu: cpuMs(n8nPid), written: writtenBytes(n8nPid) });
+	const cost = () => ({
+		at: Date.now(),
+		cpu: cpuMs(target.n8nPid()),
+		written: writtenBytes(target.n8nPid()),
+	});
 	const phase = (from: ReturnType<typeof cost>): PhaseCost => {
 		const to = cost();
 		return {
 			ms: to.at - from.at,
 			cpuMs: to.cpu - from.cpu,
 			writtenBytes: to.written - from.written,
-			rssMbAfter: memoryMb(n8nPid).rssMb,
+			rssMbAfter: memoryMb(target.n8nPid()).rssMb,
 		};
 	};
 
@@ -199,6 +207,10 @@ export async function runCampaign(
 	await untilWaiting(client, workflowId, size - startsRefused, settleMs, say, kind);
 	const startPhase = phase(beforeStarts);
 	const startDone = [...asked.values()].map((q) => q.at);
+	if (betweenPhases) {
+		await betweenPhases();
+		await untilWaiting(client, workflowId, size - startsRefused, settleMs, say, kind);
+	}
 
 	// Answers: the relay campaign's go to the account's webhook as the service delivers them; the
 	// Wait node's to each run's resume URL, read from the message its run sent.
