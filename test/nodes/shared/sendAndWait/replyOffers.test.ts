@@ -6,8 +6,17 @@
  * delivery and the wait. replyRouting.test.ts shows the same over real HTTP.
  */
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+import { sleep } from 'n8n-workflow';
 
-import { routeReply } from '../../../../nodes/shared/sendAndWait/replyRouting';
+import {
+	answerAfterSave,
+	answersAfterSave,
+	mayWrite,
+} from '../../../../nodes/shared/answerAfterSave';
+import type { Answer } from '../../../../nodes/shared/answerRequest';
+import { FLUSH_AFTER_MS, routeReply } from '../../../../nodes/shared/sendAndWait/replyRouting';
+import { tablesUnsaved } from '../../../../nodes/shared/sharedWebhook/accountTable';
+import { formatRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import {
 	recordWait,
 	waitIdOf,
@@ -22,6 +31,22 @@ jest.mock('../../../../nodes/shared/sharedWebhook/peerClient', () => ({
 	sendHandoff: jest.fn(),
 }));
 const offers = sendHandoff as jest.MockedFunction<typeof sendHandoff>;
+// Whether n8n lets the package answer after its save, and that answer: decided per test (false: as in n8n
+// versions that do not let the package see its saves).
+jest.mock('../../../../nodes/shared/answerAfterSave', () => ({
+	...jest.requireActual('../../../../nodes/shared/answerAfterSave'),
+	answersAfterSave: jest.fn(() => false),
+	mayWrite: jest.fn(() => true),
+	answerAfterSave: jest.fn(),
+}));
+jest.mock('../../../../nodes/shared/sharedWebhook/accountTable', () => ({
+	...jest.requireActual('../../../../nodes/shared/sharedWebhook/accountTable'),
+	tablesUnsaved: jest.fn(() => false),
+}));
+const saveSeen = answersAfterSave as jest.MockedFunction<typeof answersAfterSave>;
+const writable = mayWrite as jest.MockedFunction<typeof mayWrite>;
+const afterSave = answerAfterSave as jest.MockedFunction<typeof answerAfterSave>;
+const unsaved = tablesUnsaved as jest.MockedFunction<typeof tablesUnsaved>;
 
 const KEY = deriveShareKey('sim-key-full');
 const CHAT = '4917610000001@c.us';
@@ -43,6 +68,7 @@ function holder() {
 		getWorkflow: () => ({ id: workflowId }),
 		getNode: () => ({ name: 'Trigger' }),
 		getMode: () => 'webhook',
+		getWebhookResourceUrl: () => HOLDER_URL,
 	} as unknown as IWebhookFunctions;
 	const state: WebhookState = { webhookUrl: HOLDER_URL };
 	return { context, state };
@@ -364,5 +390,233 @@ describe('what each answer means', () => {
 			kind: 'not a reply',
 			ended: [wait.executionId],
 		});
+	});
+});
+
+describe('the edges', () => {
+	test('no wait for the chat: not a reply before the delivery is read (a body that is not JSON is not parsed)', async () => {
+		const h = holder();
+		const r = reply();
+		expect(await routeReply(h.context, h.state, 'not json', r.body, 'd1', KEY)).toEqual({
+			kind: 'not a reply',
+			ended: [],
+		});
+	});
+
+	test.each([
+		['another host', 'https://elsewhere.example.com/webhook-waiting/1/node-1'],
+		['a path that does not start with /', 'webhook-waiting/1/node-1'],
+		['a protocol-relative path', '//elsewhere.example.com/webhook-waiting/1/node-1'],
+	])(
+		'a stored resume path naming %s is never offered: the wait ends',
+		async (_what, resumePath) => {
+			const h = holder();
+			const wait = waitIn(h, { resumePath });
+			const r = reply();
+			expect(await outcome(h, r, 'd1')).toEqual({ kind: 'not a reply', ended: [wait.executionId] });
+			expect(offers).not.toHaveBeenCalled();
+		},
+	);
+
+	test('a redelivery of an offer the run no longer takes: it resumed on it before, answered and recorded', async () => {
+		const h = holder();
+		const wait = waitIn(h, { offeredBy: 'd1', offeredAt: NOW - 500 });
+		runsAnswer({ kind: 'gone' });
+		const r = reply();
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+			kind: 'answered a waiting run',
+			passOn: false,
+		});
+		expect(stored(h, wait)).toMatchObject({ resumedBy: 'd1' });
+		// Another delivery to that wait, answered the same: it ended, and is no reply.
+		const h2 = holder();
+		const other = waitIn(h2, { offeredBy: 'd1', offeredAt: NOW - 500 });
+		runsAnswer({ kind: 'gone' });
+		expect(await outcome(h2, r, 'd2')).toEqual({ kind: 'not a reply', ended: [other.executionId] });
+	});
+
+	test("a taken answer ends the wait at the account's other triggers; a question asked again does not", async () => {
+		const h = holder();
+		h.state.webhookUrl = formatRegistration(HOLDER_URL, {
+			members: ['/webhook/member-1/webhook'],
+			testMembers: [],
+		});
+		const asked = waitIn(h, { chat: '4917610000003@c.us' });
+		runsAnswer(took({ reAsked: true }));
+		const r3 = reply({ chatId: '4917610000003@c.us', from: '4917610000003' });
+		await routeReply(h.context, h.state, r3.rawBody, r3.body, 'd0', KEY);
+		await sleep(0); // the ends go out to the members after the answer
+		expect(offers).toHaveBeenCalledTimes(1);
+		expect(stored(h, asked).asked).toBe(1);
+
+		const wait = waitIn(h);
+		runsAnswer(took(), { kind: 'member', body: {} });
+		const r = reply();
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		await sleep(0); // the ends go out to the members after the answer
+		expect(offers).toHaveBeenCalledTimes(3);
+		const [, key, op, url, body] = offers.mock.calls[2];
+		expect([key, op, url]).toEqual([
+			KEY,
+			'wait',
+			'https://n8n.example.com:5678/webhook/member-1/webhook',
+		]);
+		expect(JSON.parse(body)).toEqual({ waits: [], confirm: [], ends: [waitIdOf(wait)] });
+	});
+});
+
+describe('a first delivery, where n8n lets the package answer after its save', () => {
+	/** What runs once n8n saved the request (answerAfterSave's `then`), in order. */
+	let afterSaves: Array<() => Promise<Answer> | Answer>;
+	beforeEach(() => {
+		afterSaves = [];
+		saveSeen.mockReturnValue(true);
+		writable.mockReturnValue(true);
+		unsaved.mockReturnValue(false);
+		afterSave.mockImplementation((_context, then) => {
+			afterSaves.push(then);
+			return { noWebhookResponse: true };
+		});
+	});
+	afterEach(() => saveSeen.mockReturnValue(false));
+
+	const ANSWERED = { status: 200, body: { received: true, answered: 'a waiting run' } };
+	const RETRY = {
+		status: 503,
+		body: { error: 'A run waiting for this reply could not take it yet' },
+		headers: { 'Retry-After': '5' },
+	};
+
+	test('the offer is written before it is made, and made only once n8n saved it; taken: answered 200', async () => {
+		const h = holder();
+		const wait = waitIn(h);
+		clock = NOW + 3_000;
+		const r = reply();
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+			kind: 'held',
+			response: { noWebhookResponse: true },
+		});
+		expect(stored(h, wait)).toMatchObject({ offeredBy: 'd1', offeredAt: NOW + 3_000 });
+		expect(stored(h, wait).resumedBy).toBeUndefined();
+		expect(offers).not.toHaveBeenCalled();
+		runsAnswer(took());
+		clock = NOW + 4_000;
+		expect(await afterSaves[0]()).toEqual(ANSWERED);
+		expect(offers).toHaveBeenCalledTimes(1);
+		expect(offers.mock.calls[0][2]).toBe('resume');
+		expect(stored(h, wait)).toMatchObject({ resumedBy: 'd1', resumedAt: NOW + 4_000 });
+	});
+
+	test('asked again: answered 200, the wait keeps waiting and counts the question', async () => {
+		const h = holder();
+		const wait = waitIn(h, { asked: 1 });
+		const r = reply();
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		runsAnswer(took({ reAsked: true }));
+		expect(await afterSaves[0]()).toEqual(ANSWERED);
+		expect(stored(h, wait)).toMatchObject({ asked: 2 });
+		expect(stored(h, wait).resumedBy).toBeUndefined();
+	});
+
+	test.each([
+		['n8n cannot be reached', { kind: 'unavailable', statusCode: 503 } as PeerAnswer],
+		[
+			'a young wait answered 409 (not waiting yet)',
+			{ kind: 'stranger', statusCode: 409 } as PeerAnswer,
+		],
+	])('%s: 503 Retry-After, the wait stays and nothing else is sent', async (_what, answer) => {
+		const h = holder();
+		const wait = waitIn(h);
+		const r = reply();
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		runsAnswer(answer);
+		expect(await afterSaves[0]()).toEqual(RETRY);
+		expect(stored(h, wait).until).toBe(wait.until);
+		expect(offers).toHaveBeenCalledTimes(1);
+	});
+
+	test.each([
+		['declined', declined],
+		['no proof', { kind: 'stranger', statusCode: 200 } as PeerAnswer],
+		['gone', { kind: 'gone' } as PeerAnswer],
+	])(
+		'%s: the wait ends, saved by a request of its own to the trigger, and 503 sends the delivery on',
+		async (_what, answer) => {
+			const h = holder();
+			const wait = waitIn(h);
+			const r = reply();
+			await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+			runsAnswer(answer, { kind: 'member', body: {} });
+			clock = NOW + 2_000;
+			expect(await afterSaves[0]()).toEqual(RETRY);
+			expect(stored(h, wait).until).toBe(NOW + 2_000);
+			expect(offers).toHaveBeenCalledTimes(2);
+			const [, key, op, url, body] = offers.mock.calls[1];
+			expect([key, op, url]).toEqual([KEY, 'wait', HOLDER_URL]);
+			expect(JSON.parse(body)).toEqual({ waits: [], confirm: [], ends: [waitIdOf(wait)] });
+		},
+	);
+
+	test('with the process full of requests waiting for their save: retry later, before anything is written', async () => {
+		const h = holder();
+		const wait = waitIn(h);
+		writable.mockReturnValue(false);
+		const r = reply();
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+			kind: 'retry later',
+		});
+		expect(stored(h, wait).offeredBy).toBeUndefined();
+		expect(afterSaves).toHaveLength(0);
+	});
+
+	test('a wait that passes the reply on, or a redelivery of the offer, is offered at once', async () => {
+		const h = holder();
+		waitIn(h, { passOn: true });
+		runsAnswer(took());
+		const r = reply();
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+			kind: 'answered a waiting run',
+			passOn: true,
+		});
+		const h2 = holder();
+		const offered = waitIn(h2);
+		await routeReply(h2.context, h2.state, r.rawBody, r.body, 'd2', KEY);
+		runsAnswer(took());
+		expect(await routeReply(h2.context, h2.state, r.rawBody, r.body, 'd2', KEY)).toEqual({
+			kind: 'answered a waiting run',
+			passOn: false,
+		});
+		expect(stored(h2, offered)).toMatchObject({ resumedBy: 'd2' });
+		expect(afterSaves).toHaveLength(1);
+	});
+
+	test('the mark of a taken answer, left unsaved, is saved by an empty hand-off to the trigger after FLUSH_AFTER_MS', async () => {
+		jest.useFakeTimers({ doNotFake: ['Date'] });
+		try {
+			const h = holder();
+			waitIn(h);
+			const r = reply();
+			await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+			runsAnswer(took(), { kind: 'member', body: {} });
+			unsaved.mockReturnValue(true);
+			await afterSaves[0]();
+			await jest.advanceTimersByTimeAsync(FLUSH_AFTER_MS - 1);
+			expect(offers).toHaveBeenCalledTimes(1);
+			await jest.advanceTimersByTimeAsync(1);
+			expect(offers).toHaveBeenCalledTimes(2);
+			expect(offers.mock.calls[1].slice(2, 4)).toEqual(['wait', HOLDER_URL]);
+			expect(JSON.parse(offers.mock.calls[1][4])).toEqual({ waits: [], confirm: [], ends: [] });
+			// Saved meanwhile by another request: nothing more is sent.
+			const h2 = holder();
+			waitIn(h2);
+			await routeReply(h2.context, h2.state, r.rawBody, r.body, 'd3', KEY);
+			runsAnswer(took());
+			unsaved.mockReturnValue(false);
+			expect(await afterSaves[1]()).toEqual(ANSWERED);
+			await jest.advanceTimersByTimeAsync(2 * FLUSH_AFTER_MS);
+			expect(offers).toHaveBeenCalledTimes(3);
+		} finally {
+			jest.useRealTimers();
+		}
 	});
 });
