@@ -36,6 +36,7 @@ export const groups = {
 			'test/nodes/shared/sendAndWait/replyOffers.test.ts',
 			'test/nodes/MessagingRelayTrigger/sharing/memberHealth.test.ts',
 			'test/nodes/MessagingRelayTrigger/chatPauseRules.test.ts',
+			'test/nodes/shared/sharedWebhook/mergeLaws.test.ts',
 		],
 	},
 	judges: {

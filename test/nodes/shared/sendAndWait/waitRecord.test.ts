@@ -8,12 +8,17 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import {
+	endingsOf,
 	endWaits,
+	executionIdOf,
 	liveWaitCount,
+	liveWaits,
 	otherWaitsInChat,
 	quotedId,
 	recordWait,
+	recordWaits,
 	repairWaits,
+	updateWaits,
 	WAIT_CAPACITY,
 	waits,
 	waitsForReply,
@@ -456,5 +461,114 @@ describe('which waits a message may answer: the remaining conditions', () => {
 		expect(quotedId({ replyTo: { id: 7, message_id: 'm6' } })).toBe('m6');
 		expect(quotedId({ replyTo: { text: 'no id' } })).toBeUndefined();
 		expect(quotedId({ replyTo: 42 })).toBeUndefined();
+	});
+});
+
+describe('row ids and packed fields, read back as written', () => {
+	test('a row id is the execution id and the start; a start that is not whole keeps one dot', () => {
+		expect(waitIdOf({ executionId: '7', since: 1.5 }).split('.')).toHaveLength(2);
+		expect(executionIdOf(waitIdOf({ executionId: '7.2', since: NOW }))).toBe('7.2');
+		// A row of 0.1.0's first versions: the execution id alone.
+		expect(executionIdOf('123')).toBe('123');
+		expect(executionIdOf('.x')).toBe('.x');
+	});
+
+	test.each([
+		['32 hex digits (packed short)', 'ab'.repeat(16)],
+		['more than 32 hex digits', `${'ab'.repeat(16)}0`],
+		['32 hex digits after a prefix', `x${'ab'.repeat(16)}`],
+		['any other id', 'delivery-7'],
+	])('a delivery id of %s reads back exactly, offered and resumed', (_what, delivery) => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { offeredBy: delivery, offeredAt: NOW - 3_000 }), NOW);
+		expect(waitsInStaticData(state)['1']).toMatchObject({
+			offeredBy: delivery,
+			offeredAt: NOW - 3_000,
+		});
+		const resumed = { resumedBy: delivery, resumedAt: NOW - 2_000 };
+		recordWait(t, state, wait('2', resumed), NOW);
+		// Read by another process: the compact resumed row alone.
+		expect(waitsInStaticData({ waitRows: state.waitRows!.split(';').pop() })['2']).toEqual({
+			executionId: '2',
+			resumePath: '',
+			chat: '',
+			channelId: '',
+			since: NOW - 10_000,
+			until: NOW - 2_000,
+			questionId: null,
+			...resumed,
+		});
+	});
+
+	test('the start is left out of a row when its id says it; a start the id does not say is kept', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1'), NOW);
+		const short = state.waitRows!.length;
+		const id = waitIdOf(wait('2'));
+		// A row keyed by an id whose start differs (a row of an earlier version): its own start is kept.
+		updateWaits(t, state, [[id, wait('2', { since: NOW - 20_000 })]], NOW);
+		expect(rowsInStaticData(state)[id]).toMatchObject({ since: NOW - 20_000 });
+		expect(state.waitRows!.length).toBeGreaterThan(2 * short - 10);
+		expect(rowsInStaticData(state)[waitIdOf(wait('1'))]).toMatchObject({ since: NOW - 10_000 });
+	});
+
+	test('a compact resumed row with a field missing or not a number is skipped', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { resumedBy: 'd1', resumedAt: NOW - 2_000 }), NOW);
+		const good = state.waitRows!;
+		const [id, ...fields] = good.split(' ');
+		expect(waitsInStaticData({ waitRows: good })['1']).toMatchObject({ resumedBy: 'd1' });
+		expect(fields).toHaveLength(5); // the resumed mark, the start (in the id), end, resumed at, by
+		const without = (i: number, value: string) =>
+			rowsInStaticData({
+				waitRows: [id, ...fields.map((f, at) => (at === i ? value : f))].join(' '),
+			});
+		// A start, an end or a time that is not a number; an end, a time or a delivery missing.
+		for (const i of [1, 2, 3]) expect(without(i, 'x!')).toEqual({});
+		for (const i of [2, 3, 4]) expect(without(i, '')).toEqual({});
+	});
+
+	test('a wait with no time limit reads back with none', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { until: NO_LIMIT }), NOW);
+		expect(waitsInStaticData(state)['1'].until).toBe(NO_LIMIT);
+		expect(state.waitRows!.split(' ')).toContain('F');
+	});
+});
+
+describe('the capacity and the live waits', () => {
+	test('a batch is counted as it is planned: the waits beyond the capacity are refused, a known one is not counted again', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1'), NOW);
+		const outcomes = recordWaits(t, state, [wait('2'), wait('2'), wait('3'), wait('1')], NOW, 2);
+		expect(outcomes.map((o) => o.recorded)).toEqual([true, true, false, true]);
+		expect(liveWaitCount(t, state, NOW)).toBe(2);
+		expect(ids(liveWaits(t, state, NOW)).sort()).toEqual(['1', '2']);
+		// Without a capacity, nothing is refused.
+		expect(recordWaits(t, state, [wait('4'), wait('5')], NOW).map((o) => o.recorded)).toEqual([
+			true,
+			true,
+		]);
+		// A wait that is not live does not count against it.
+		expect(recordWait(t, state, wait('6', { until: NOW - 1 }), NOW, 1)).toEqual({ recorded: true });
+		expect(ids(liveWaits(t, state, NOW)).sort()).toEqual(['1', '2', '4', '5']);
+		expect(liveWaitCount(t, state, NOW + HOUR)).toBe(0);
+	});
+
+	test('no change writes nothing; ending a wait already ended changes nothing', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { until: NOW - 5 }), NOW);
+		const before = { ...state };
+		updateWaits(t, state, [], NOW);
+		expect(state).toEqual(before);
+		expect(endingsOf(t, state, [waitIdOf(wait('1'))], NOW)).toEqual([]);
+		expect(endingsOf(t, state, [waitIdOf(wait('1'))], NOW - 5)).toEqual([]);
+		expect(endingsOf(t, state, [waitIdOf(wait('1'))], NOW - 6)).toHaveLength(1);
 	});
 });

@@ -135,3 +135,33 @@ describe('the waits a message may answer, in order', () => {
 		expect(quotedId({})).toBeUndefined();
 	});
 });
+
+describe('an offered delivery', () => {
+	test('the wait offered this very delivery comes first, before an older one and a quoted one', () => {
+		const ctx = context();
+		const state: WebhookState = {};
+		recordWait(ctx, state, wait('1', { since: NOW - 9_000 }), NOW);
+		recordWait(ctx, state, wait('2', { since: NOW - 5_000, questionId: 'msg_2' }), NOW);
+		recordWait(ctx, state, wait('3', { since: NOW - 1_000, offeredBy: 'd7', offeredAt: NOW }), NOW);
+		const quoting = message({ replyTo: { id: 'msg_2' } });
+		expect(ids(waitsForReply(ctx, state, quoting, 'd7', NOW))).toEqual(['3', '2', '1']);
+		// Another delivery: the offer counts for nothing.
+		expect(ids(waitsForReply(ctx, state, quoting, 'd8', NOW))).toEqual(['2', '1', '3']);
+	});
+
+	test('a redelivery finds the wait it was offered to by the delivery, whatever chat or number it names now', () => {
+		const ctx = context();
+		const state: WebhookState = {};
+		recordWait(ctx, state, wait('1', { offeredBy: 'd7', offeredAt: NOW }), NOW);
+		const elsewhere = message({
+			chatId: '4915100000000@c.us',
+			from: '+4915100000000',
+			channelId: 'num_sales',
+		});
+		expect(ids(waitsForReply(ctx, state, elsewhere, 'd7', NOW))).toEqual(['1']);
+		expect(ids(waitsForReply(ctx, state, elsewhere, 'd8', NOW))).toEqual([]);
+		// Not once the wait has ended.
+		endWaits(ctx, state, [waitIdOf(wait('1'))], NOW);
+		expect(ids(waitsForReply(ctx, state, elsewhere, 'd7', NOW))).toEqual([]);
+	});
+});

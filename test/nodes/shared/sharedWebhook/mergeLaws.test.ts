@@ -1,3 +1,4 @@
+/* eslint-disable @n8n/community-nodes/no-restricted-globals -- outside n8n (a test): PROPERTY_RUNS, set by the mutation runs */
 /**
  * Every merge of the account state is a join (docs/design/conversations-at-scale.md, "Merges are joins"):
  * commutative, associative and idempotent, over copies that conflict in every field, so that the result
@@ -24,7 +25,8 @@ import type {
 	WebhookState,
 } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
-const RUNS = { numRuns: 500 };
+/** 500 runs per law; fewer under Stryker (test/mutation/jest.config.js), where each mutant runs them again. */
+const RUNS = { numRuns: Number(process.env.PROPERTY_RUNS ?? 500) };
 const T = 1_800_000_000_000;
 const small = (n: number) => fc.integer({ min: 0, max: n });
 /** Few distinct values, so that copies collide: equal times with different payloads are the hard case. */
