@@ -586,6 +586,8 @@ describe('an account with no Messaging Relay Trigger published: the waiting run 
 		expect(JSON.stringify(failed)).toContain(
 			'Another run is already waiting for a reply on this account, and no Messaging Relay Trigger is published on it',
 		);
+		// What a trigger brings, as the capacity says: not "any number".
+		expect(JSON.stringify(failed)).toContain('then up to 10,000 runs can wait at once.');
 		expect(await sentToPhone('4917610000024', since)).toEqual([]);
 		// The first still gets its answer.
 		await deliverAlone(receivedIn('4917610000023@c.us', { text: '2' }));

@@ -8,6 +8,7 @@ import { ping } from '../../../shared/sharedWebhook/peerClient';
 import { parseRegistration, type Registration } from '../../../shared/sharedWebhook/registeredUrl';
 import { conflictError, registerOrExplain } from '../../../shared/sharedWebhook/registration';
 import { waitFromUrl } from '../../../shared/sendAndWait/waitingRunUrl';
+import { WAIT_CAPACITY } from '../../../shared/sendAndWait/waitingRuns';
 
 /**
  * A Send and Wait for Reply run that holds the account's webhook itself, because no Messaging Relay Trigger is
@@ -38,8 +39,7 @@ function anotherRunWaits(node: ReturnType<IExecuteFunctions['getNode']>): NodeOp
 		node,
 		'Another run is already waiting for a reply on this account, and no Messaging Relay Trigger is published on it',
 		{
-			description:
-				"The question was not sent. Without a published trigger only one run at a time can wait on an account, because the run that waits holds the account's webhook itself. Publish a workflow with a Messaging Relay Trigger on this account (it may do nothing else); then any number of runs can wait at once.",
+			description: `The question was not sent. Without a published trigger only one run at a time can wait on an account, because the run that waits holds the account's webhook itself. Publish a workflow with a Messaging Relay Trigger on this account (it may do nothing else); then up to ${WAIT_CAPACITY.toLocaleString('en-US')} runs can wait at once.`,
 		},
 	);
 }
