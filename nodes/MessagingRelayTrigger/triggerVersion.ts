@@ -31,6 +31,7 @@ import { answersAtRunEnd, combineSeconds, pauseSettings, whyIgnored } from './tr
 import { eventItem, unknownEventItem } from './eventItem';
 import { saveOutsideRun, type UnsavedWrites } from './savedOutsideRun';
 import { startRegistrationRepair } from './registrationRepair';
+import { logRefused } from './refusedDelivery';
 import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
 import { triggerProperties } from './TriggerDescription';
 import { answerFields } from './webhookAnswer';
@@ -152,8 +153,10 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		this.getRequestObject(),
 		caller.kind === 'trigger' ? caller.bodyText : undefined,
 	);
-	if (arrival.kind === 'refused')
+	if (arrival.kind === 'refused') {
+		logRefused(this, arrival.status, arrival.error);
 		return answerRequest(this, { status: arrival.status, body: { error: arrival.error } });
+	}
 	const { delivery } = arrival;
 	const type = String(delivery.body.type ?? 'unknown');
 

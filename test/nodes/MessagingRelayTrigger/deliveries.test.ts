@@ -12,7 +12,12 @@ import {
 } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
-import { relayCredentials, relayNode, runActionNode } from '../../support/harness/n8nRuntime';
+import {
+	coreLogger,
+	relayCredentials,
+	relayNode,
+	runActionNode,
+} from '../../support/harness/n8nRuntime';
 
 let sim: RelaySimulator;
 let harness: TriggerHarness;
@@ -381,10 +386,22 @@ describe('malformed bodies: a clear 4xx, no execution, no crash', () => {
 		],
 	])('%s', async (_label, rawBody, status, error) => {
 		await published({ events: ['*'] });
-		const result = await sim.deliver(undefined, { rawBody });
-		expect(result.status).toBe(status);
-		expect(JSON.parse(result.body).error).toContain(error);
-		expect(harness.runs).toHaveLength(0);
+		const warn = jest.spyOn(coreLogger(), 'warn');
+		try {
+			const result = await sim.deliver(undefined, { rawBody });
+			expect(result.status).toBe(status);
+			expect(JSON.parse(result.body).error).toContain(error);
+			expect(harness.runs).toHaveLength(0);
+			// One line in n8n's log, so that an event the service keeps delivering does not vanish unseen.
+			const refused = warn.mock.calls
+				.map(([line]) => String(line))
+				.filter((line) => line.includes('a delivery was refused'));
+			expect(refused).toHaveLength(1);
+			expect(refused[0]).toContain(`refused with ${status} (${error}`);
+			expect(refused[0]).not.toContain('xxxxxxxx');
+		} finally {
+			warn.mockRestore();
+		}
 	});
 });
 
