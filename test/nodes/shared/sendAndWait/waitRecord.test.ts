@@ -13,6 +13,7 @@ import {
 	executionIdOf,
 	liveWaitCount,
 	liveWaits,
+	mergeWaits,
 	otherWaitsInChat,
 	quotedId,
 	recordWait,
@@ -467,6 +468,10 @@ describe('which waits a message may answer: the remaining conditions', () => {
 describe('row ids and packed fields, read back as written', () => {
 	test('a row id is the execution id and the start; a start that is not whole keeps one dot', () => {
 		expect(waitIdOf({ executionId: '7', since: 1.5 }).split('.')).toHaveLength(2);
+		// Two starts that differ only in where their point is: two rows.
+		expect(waitIdOf({ executionId: '7', since: 1.05 })).not.toBe(
+			waitIdOf({ executionId: '7', since: 10.5 }),
+		);
 		expect(executionIdOf(waitIdOf({ executionId: '7.2', since: NOW }))).toBe('7.2');
 		// A row of 0.1.0's first versions: the execution id alone.
 		expect(executionIdOf('123')).toBe('123');
@@ -474,7 +479,7 @@ describe('row ids and packed fields, read back as written', () => {
 	});
 
 	test.each([
-		['32 hex digits (packed short)', 'ab'.repeat(16)],
+		['32 hex digits, kept packed short', 'ab'.repeat(16)],
 		['more than 32 hex digits', `${'ab'.repeat(16)}0`],
 		['32 hex digits after a prefix', `x${'ab'.repeat(16)}`],
 		['any other id', 'delivery-7'],
@@ -505,6 +510,8 @@ describe('row ids and packed fields, read back as written', () => {
 		const t = trigger();
 		const state: WebhookState = {};
 		recordWait(t, state, wait('1'), NOW);
+		// id, chat, number, start (left out: the id says it), end, ...
+		expect(state.waitRows!.split(' ').slice(1, 4)).toEqual([ADA, 'num_main', '']);
 		const short = state.waitRows!.length;
 		const id = waitIdOf(wait('2'));
 		// A row keyed by an id whose start differs (a row of an earlier version): its own start is kept.
@@ -570,5 +577,36 @@ describe('the capacity and the live waits', () => {
 		expect(endingsOf(t, state, [waitIdOf(wait('1'))], NOW)).toEqual([]);
 		expect(endingsOf(t, state, [waitIdOf(wait('1'))], NOW - 5)).toEqual([]);
 		expect(endingsOf(t, state, [waitIdOf(wait('1'))], NOW - 6)).toHaveLength(1);
+	});
+});
+
+describe('two copies of a wait, merged', () => {
+	const base = wait('1');
+	test('the later offer wins, the earlier resume, the earlier end and start, the first question id in order', () => {
+		const early = { ...base, offeredBy: 'd1', offeredAt: NOW - 5_000, questionId: 'q-b' };
+		const late = {
+			...base,
+			offeredBy: 'd2',
+			offeredAt: NOW - 1_000,
+			questionId: 'q-a',
+			since: NOW - 9_000,
+		};
+		for (const merged of [mergeWaits(early, late), mergeWaits(late, early)])
+			expect(merged).toMatchObject({
+				offeredBy: 'd2',
+				offeredAt: NOW - 1_000,
+				questionId: 'q-a',
+				since: NOW - 10_000,
+			});
+		const first = { ...base, resumedBy: 'd1', resumedAt: NOW - 5_000 };
+		const second = { ...base, resumedBy: 'd2', resumedAt: NOW - 1_000, until: NOW };
+		for (const merged of [mergeWaits(first, second), mergeWaits(second, first)])
+			expect(merged).toMatchObject({ resumedBy: 'd1', resumedAt: NOW - 5_000, until: NOW });
+	});
+
+	test('what neither copy has, the merge does not have either: no empty resume, offer or re-ask count', () => {
+		expect(Object.keys(mergeWaits(base, { ...base })).sort()).toEqual(
+			['executionId', 'resumePath', 'chat', 'channelId', 'since', 'until', 'questionId'].sort(),
+		);
 	});
 });
