@@ -10,7 +10,7 @@
  *   CAMPAIGN_RESULTS=<file> to write the results as JSON.
  * The report is printed as a table: per block of N/10, the rate of starts and answers.
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -54,6 +54,9 @@ const numberFrom = (name: string, fallback: number) => Number(process.env[name] 
  */
 async function postgresFor(): Promise<{ env: Record<string, string>; stop: () => void }> {
 	const workDir = mkdtempSync(join(tmpdir(), 'relay-campaign-pg-'));
+	const ids = unprivilegedIds();
+	// Postgres runs as the unprivileged user, who must reach its folder in this one (as deployment.ts does).
+	if (ids.uid !== undefined) chmodSync(workDir, 0o755);
 	const state = {
 		stateFile: join(workDir, 'state.json'),
 		workDir,
@@ -62,7 +65,7 @@ async function postgresFor(): Promise<{ env: Record<string, string>; stop: () =>
 		processes: {},
 		startedAt: new Date().toISOString(),
 	} as QueueState;
-	await startPostgres(state, ensureQueueServices(), unprivilegedIds());
+	await startPostgres(state, ensureQueueServices(), ids);
 	return {
 		env: {
 			DB_TYPE: 'postgresdb',
