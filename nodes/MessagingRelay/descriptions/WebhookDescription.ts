@@ -34,7 +34,7 @@ export const webhookOperations: INodeProperties[] = [
 export const webhookFields: INodeProperties[] = [
 	{
 		displayName:
-			'An account has exactly one webhook, and the Messaging Relay Trigger node registers it for itself. Setting or deleting it here stops every active Messaging Relay Trigger from receiving events.',
+			"An account has exactly one webhook, and the Messaging Relay Trigger node registers it for itself. Setting another URL here stops every published Messaging Relay Trigger from receiving events; a deleted webhook is registered again by a published trigger at its next check (its option 'Check Registration Every').",
 		name: 'webhookNotice',
 		type: 'notice',
 		default: '',
