@@ -75,7 +75,19 @@ async function untilSent(chat: string, from: number, count: number) {
 	}, 30_000);
 }
 
-const statuses = async () => (await executions(workflowId)).map((e) => e.status);
+/**
+ * Until a run of the workflow that started at or after `since` (the test's own) is saved as waiting.
+ * Not "some run waits": an earlier test leaves a stranger's run waiting, which would let a later
+ * test go on while its own run still runs.
+ */
+async function untilWaiting(since: number) {
+	return await eventually(async () => {
+		const runs = await executions(workflowId);
+		return runs.some((e) => e.status === 'waiting' && Date.parse(e.startedAt ?? '') >= since)
+			? true
+			: undefined;
+	}, 15_000);
+}
 
 /** How long the simulator holds its answer to the early-answer test's question (the run is running meanwhile). */
 const QUESTION_DELAY_MS = 6_000;
@@ -100,10 +112,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 			(await deliverToAccount(receivedIn(chat, { text: 'Hi, a table for tomorrow?' }))).status,
 		).toBe(200);
 		expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
-		await eventually(
-			async () => ((await statuses()).includes('waiting') ? true : undefined),
-			15_000,
-		);
+		await untilWaiting(since);
 
 		const answer = await deliverToAccount(receivedIn(chat, { text: '1' }));
 		expect(answer).toEqual({ status: 200, body: { received: true, answered: 'a waiting run' } });
@@ -133,10 +142,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		const chat = '4917610000002@c.us';
 		await deliverToAccount(receivedIn(chat, { text: 'Book please' }));
 		await untilSent(chat, since, 1);
-		await eventually(
-			async () => ((await statuses()).includes('waiting') ? true : undefined),
-			15_000,
-		);
+		await untilWaiting(since);
 		expect((await deliverToAccount(receivedIn(chat, { text: 'maybe' }))).body).toEqual({
 			received: true,
 			answered: 'a waiting run',
@@ -159,10 +165,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		const stranger = '4917610000004@c.us';
 		await deliverToAccount(receivedIn(chat, { text: 'Table?' }));
 		await untilSent(chat, since, 1);
-		await eventually(
-			async () => ((await statuses()).includes('waiting') ? true : undefined),
-			15_000,
-		);
+		await untilWaiting(since);
 
 		// Another contact writes: a new run asks them, the first run still waits.
 		await deliverToAccount(receivedIn(stranger, { text: '1' }));
@@ -230,7 +233,15 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 				return sent.length >= 2 ? sent : undefined;
 			}, 100_000);
 			expect(timedOut).toEqual([QUESTION, 'No problem, nothing is booked.']);
-			const runs = await executions(limitedId);
+			// The reply goes out from the run's last node; n8n saves the run's status after it, so
+			// the status is read once the run has ended (CI once read it while still "running").
+			const runs = await eventually(async () => {
+				const list = await executions(limitedId);
+				return list.length >= 1 &&
+					list.every((e) => !['running', 'new', 'waiting'].includes(e.status))
+					? list
+					: undefined;
+			}, 30_000);
 			expect(runs.map((e) => e.status)).toEqual(['success']);
 			// The chat's next message is not taken by the ended wait: it starts the workflow again.
 			await send('1');
@@ -250,10 +261,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		const chat = '4917610000006@c.us';
 		await deliverToAccount(receivedIn(chat, { text: 'Table for two?' }));
 		expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
-		await eventually(
-			async () => ((await statuses()).includes('waiting') ? true : undefined),
-			15_000,
-		);
+		await untilWaiting(since);
 
 		// The service delivers through the balancer and retries as it does when n8n is down.
 		const webhook = (
@@ -398,10 +406,7 @@ describe('an account with two trigger workflows published', () => {
 			const chat = '4917610000008@c.us';
 			await deliverToAccount(receivedIn(chat, { text: 'Table for four?' }));
 			expect(await untilSent(chat, since, 1)).toEqual([QUESTION]);
-			await eventually(
-				async () => ((await statuses()).includes('waiting') ? true : undefined),
-				15_000,
-			);
+			await untilWaiting(since);
 			// The second workflow got the first message as a new one (it selects message.received). When
 			// it holds the webhook its own run starts only after the asking workflow answered the forward,
 			// that is once the run waits: its execution may be saved a moment after.
