@@ -248,7 +248,7 @@ export function aptInstall(packages: string[]): void {
  * The Debian packages the suites install when missing (ensureChromium, ensureHaproxy,
  * ensureQueueServices), for `--debian-packages`.
  */
-const SUITE_PACKAGES = ['chromium', 'haproxy', 'postgresql', 'redis-server'];
+export const SUITE_PACKAGES = ['chromium', 'haproxy', 'postgresql', 'redis-server'];
 
 /** Installs those of SUITE_PACKAGES that dpkg does not list as installed (as root; otherwise says what is missing). */
 function ensureSuitePackages(): void {
