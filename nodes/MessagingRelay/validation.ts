@@ -26,6 +26,9 @@ export function requireText(node: INode, value: unknown, field: string, itemInde
 /** Only phone-number characters: this is meant to be a phone number, not a chat ID. */
 const PHONE_LIKE = /^\+?[\d\s().-]+$/;
 
+/** E.164's bounds on a phone number's digits, country code included (the README states them). */
+export const PHONE_DIGITS = { min: 7, max: 15 };
+
 /**
  * `to` is either a phone number in international format or a chat ID taken from a received
  * message. The spec does not show what chat IDs look like, so anything that is not made only
@@ -44,12 +47,12 @@ export function normaliseRecipient(node: INode, value: unknown, itemIndex: numbe
 	}
 	if (PHONE_LIKE.test(to)) {
 		const digits = to.replace(/\D/g, '');
-		if (digits.length < 7 || digits.length > 15) {
+		if (digits.length < PHONE_DIGITS.min || digits.length > PHONE_DIGITS.max) {
 			refuse(
 				node,
 				itemIndex,
 				`The field "To" is not a valid phone number: "${to}"`,
-				'Use international format: a + and the country code, then the number, 7 to 15 digits in all, like +4915112345678.',
+				`Use international format: a + and the country code, then the number, ${PHONE_DIGITS.min} to ${PHONE_DIGITS.max} digits in all, like +4915112345678.`,
 			);
 		}
 		return `+${digits}`;

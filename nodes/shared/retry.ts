@@ -1,11 +1,13 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+type RetryNumber = 'maxAttempts' | 'baseDelayMs' | 'maxRateLimitWaitMs' | 'timeoutMs';
+
 /**
- * When the transport tries a request again, and how long it waits. One object so the numbers
- * are in one place; tests shorten them.
+ * When the transport tries a request again, and how long it waits, as shipped: the README states
+ * these numbers. The transport reads `retryPolicy`, a copy the unit tests shorten.
  */
-export const retryPolicy = {
+export const SHIPPED_RETRY_POLICY: Readonly<Record<RetryNumber, number>> = Object.freeze({
 	/** Tries per request, the first included. */
 	maxAttempts: 4,
 	/** Backoff before retry n is baseDelayMs * 2^(n-1), plus up to 20% jitter. */
@@ -14,7 +16,9 @@ export const retryPolicy = {
 	maxRateLimitWaitMs: 60_000,
 	/** Per request. */
 	timeoutMs: 30_000,
-};
+});
+
+export const retryPolicy: Record<RetryNumber, number> = { ...SHIPPED_RETRY_POLICY };
 
 /**
  * Shared by every request of one node run (keyed by its execution context), so that a 429

@@ -10,11 +10,14 @@
  *   relative link's file (links.test.ts checks the same for every page, with anchors).
  * - **Scripts**: every `npm run <name>`, `npm start` and `npm test` is a script of package.json.
  * - **Figures**: a number followed by `×` or `x`, `/s` (also "deliveries/s", "replies/s"), `ms` or
- *   `µs` (`1.34×`, `72.9 deliveries/s`, `18.1 ms`, a range `1.03-1.11×` gives both numbers) is
- *   written, as that number, in scripts/bench-results.md (the bench's table) or docs/performance.md
- *   (the page that reads it). Durations of the nodes' own rules (`60 s`, `10 seconds`) are not
- *   figures of a run and are not checked. It finds a figure no run gave; a figure written there for
- *   another measurement (1.43 is in section 7) passes: which run a figure is from, the reader checks.
+ *   `µs` (`1.34×`, `72.9 deliveries/s`, `18.1 ms`; a range `1.03-1.11×` or a pair `18.1 vs 20.1 ms`
+ *   gives both numbers) names its source row in FIGURE_SOURCES: a line of scripts/bench-results.md
+ *   (the bench's table) or docs/performance.md (the page that reads it), picked out by a text only
+ *   that line holds, which writes the number (issue 44: a figure of another run no longer passes).
+ *   A figure without a source fails, and so does a source the README no longer uses.
+ * - **Bounds**: each limit or default the README states (`up to 10,000 runs`, `default 100`,
+ *   `7–15 digit`) is built in BOUNDS from the constant or the node parameter's default that enforces
+ *   it, and must be written so: changing one without the other fails.
  * - **Parameters**: the first column of the trigger's parameter table (`| Parameter |`, without
  *   " (option)") and of the credential's (`| Field |`) are display names in nodes/ and credentials/;
  *   every *italic* name is a string of nodes/ or credentials/ (a display name, an option, a mode),
@@ -31,6 +34,16 @@ import { join } from 'node:path';
 
 import { exists, readJson, readText, repoPath } from '../support/repo';
 import { codeSpans, linkTargets, isExternal, npmScripts, repoPathIn, withoutCodeBlocks } from './documentedPaths';
+import { MessagingRelay } from '../../nodes/MessagingRelay/MessagingRelay.node';
+import { DEFAULT_MESSAGES_IN_FLIGHT } from '../../nodes/MessagingRelay/actions/message';
+import { PHONE_DIGITS } from '../../nodes/MessagingRelay/validation';
+import { MessagingRelayTrigger } from '../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
+import { DEFAULT_REPAIR_INTERVAL, MAX_QUIET_SECONDS } from '../../nodes/MessagingRelayTrigger/constants';
+import { setAsideLimits } from '../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { MessagingRelayWatch } from '../../nodes/MessagingRelayWatch/MessagingRelayWatch.node';
+import { TEST_TIMEOUT_SECONDS } from '../../nodes/shared/credentialTest/messages';
+import { SHIPPED_RETRY_POLICY as retryPolicy } from '../../nodes/shared/retry';
+import { WAIT_CAPACITY } from '../../nodes/shared/sendAndWait/waitingRuns';
 
 const README_MAX_LINES = 300;
 
@@ -57,10 +70,14 @@ function prose(markdown: string): string {
 function figures(markdown: string): string[] {
 	const found: string[] = [];
 	const unit = String.raw`\s?(?:×|x\b|(?:[a-z]+)?/s\b|ms\b|µs\b)`;
-	const pattern = new RegExp(String.raw`(?<![\w.])(\d+(?:\.\d+)?)(?:\s?[-–]\s?(\d+(?:\.\d+)?))?(?=\s?(?:deliveries|replies|executions)?${unit})`, 'g');
+	const pattern = new RegExp(
+		String.raw`(?<![\w.])(\d+(?:\.\d+)?)(?:\s?[-–]\s?(\d+(?:\.\d+)?)|\s+vs\s+(\d+(?:\.\d+)?))?(?=\s?(?:deliveries|replies|executions)?${unit})`,
+		'g',
+	);
 	for (const match of prose(markdown).matchAll(pattern)) {
 		found.push(match[1]);
 		if (match[2]) found.push(match[2]);
+		if (match[3]) found.push(match[3]);
 	}
 	return [...new Set(found)];
 }
@@ -117,6 +134,90 @@ const isKnownName = (name: string) => N8N_WORDS.includes(name) || exampleNodeNam
 /** A name, or a path of names (`Options → Expected Webhook URL`): every part a known name. */
 const namesKnown = (name: string) => isKnownName(name) || name.split(' → ').every(isKnownName);
 
+/**
+ * Where each figure the README gives was measured: the page, and a text that only the source line
+ * holds (a row of the bench's table, a sentence of docs/performance.md). When a figure changes, its
+ * source changes with it.
+ */
+const FIGURE_SOURCES: Record<string, { page: string; line: string }> = {
+	// Speed, version 3 and 2 against the Webhook node, four runs with lazy acquire.
+	'0.87': { page: 'docs/performance.md', line: 'medians 0.98× (0.87-1.34×)' },
+	'1.34': { page: 'docs/performance.md', line: 'medians 0.98× (0.87-1.34×)' },
+	'0.98': { page: 'docs/performance.md', line: 'medians 0.98× (0.87-1.34×)' },
+	'0.82': { page: 'docs/performance.md', line: 'and 1.00× (0.82-1.07×)' },
+	'1.07': { page: 'docs/performance.md', line: 'and 1.00× (0.82-1.07×)' },
+	'1.00': { page: 'docs/performance.md', line: 'and 1.00× (0.82-1.07×)' },
+	// n8n's CPU per delivery, trigger against the Webhook node, in the two runs that measured it.
+	'18.1': { page: 'docs/performance.md', line: '**18.1 ms of CPU per delivery** on it against 20.1 ms' },
+	'20.1': { page: 'docs/performance.md', line: '**18.1 ms of CPU per delivery** on it against 20.1 ms' },
+	'19.0': { page: 'docs/performance.md', line: 'with CPU per delivery 19.0 vs 20.5 ms' },
+	'20.5': { page: 'docs/performance.md', line: 'with CPU per delivery 19.0 vs 20.5 ms' },
+	// As n8n ships: the lowest and highest ratio of section 1's deliveries/s rows, and their rate.
+	'1.03': {
+		page: 'scripts/bench-results.md',
+		line: '| 1 | deliveries/s, trigger v3 (the default; answers when the run finishes) vs Webhook + Header Auth answering when the last node finishes (every event) |',
+	},
+	'1.11': {
+		page: 'scripts/bench-results.md',
+		line: '| 1 | deliveries/s, trigger v3 set to "When the Workflow Starts" vs Webhook + Header Auth answering when it receives → IF on the event type |',
+	},
+	'10': {
+		page: 'scripts/bench-results.md',
+		line: '| 1 | deliveries/s, trigger v2 (saved workflows) vs Webhook + Header Auth answering when it receives (every event) |',
+	},
+	// Send and Wait: the campaign of record against n8n's Wait node.
+	'1.85': { page: 'scripts/bench-results.md', line: 'Send and Wait over the Wait node, total time:' },
+};
+
+/** The lines of `page` that hold `text`. */
+const linesHolding = (page: string, text: string) =>
+	readText(page)
+		.split('\n')
+		.filter((line) => line.includes(text));
+
+/** A property of a node's description, found by display name at any depth (options, fixed collections). */
+function parameter(properties: unknown, displayName: string): { default?: unknown } | undefined {
+	if (!Array.isArray(properties)) return undefined;
+	for (const property of properties as Array<Record<string, unknown>>) {
+		if (property.displayName === displayName) return property;
+		const inner = parameter(property.options, displayName) ?? parameter(property.values, displayName);
+		if (inner) return inner;
+	}
+	return undefined;
+}
+const defaultOf = (node: { description: { properties: unknown } }, displayName: string) =>
+	parameter(node.description.properties, displayName)?.default;
+
+const thousands = (n: number) => n.toLocaleString('en-US');
+const action = new MessagingRelay();
+const trigger = new MessagingRelayTrigger().getNodeType();
+const watch = new MessagingRelayWatch();
+
+/** Each bound the README states, written from what enforces it. */
+const BOUNDS: Array<[what: string, text: string]> = [
+	['phone numbers (validation.ts)', `${PHONE_DIGITS.min}–${PHONE_DIGITS.max} digit`],
+	['Pause For (Minutes) of the action', `*Pause For (Minutes)*: ${String(defaultOf(action, 'Pause For (Minutes)'))} by default`],
+	['Get Many limit', `a *Limit*, default ${String(defaultOf(action, 'Limit'))}`],
+	['Messages in Flight', `**Messages in Flight** (default ${DEFAULT_MESSAGES_IN_FLIGHT};`],
+	['429 waits (retry.ts)', `up to ${retryPolicy.maxRateLimitWaitMs / 1000} s, ${retryPolicy.maxAttempts} tries`],
+	['request time-out (retry.ts)', `a ${retryPolicy.timeoutMs / 1000} s time-out`],
+	['Combine Messages Within', `0 (off) to ${MAX_QUIET_SECONDS}`],
+	['Check Registration Every', `Default ${DEFAULT_REPAIR_INTERVAL.replace(/m$/, '')} minutes`],
+	['Phone Offline Alert After', `(default ${String(defaultOf(watch, 'Phone Offline Alert After (Minutes)'))}; 0 off)`],
+	['credential test time-out', `no answer within ${TEST_TIMEOUT_SECONDS} seconds`],
+	['Yes Words', `*Yes Words* (\`${String(defaultOf(action, 'Yes Words'))}\`)`],
+	['No Words', `*No Words* (\`${String(defaultOf(action, 'No Words'))}\`)`],
+	['waiting runs per account (waitingRuns.ts)', `up to ${thousands(WAIT_CAPACITY)} runs can wait at once`],
+	['Pause For (Minutes) of the trigger', `*Pause For (Minutes)* (${String(defaultOf(trigger, 'Pause For (Minutes)'))})`],
+	[
+		'setting a failing workflow aside (memberHealth.ts)',
+		`fail ${setAsideLimits.failures} times over at least ${setAsideLimits.spanMs / 60_000} minutes`,
+	],
+];
+
+/** The README with each paragraph on one line (code spans kept): a bound may cross a line break. */
+const readmeFlat = readme.replace(/([^\n])\n[ \t]*(?=[^\n])/g, '$1 ');
+
 describe('README.md', () => {
 	test(`has at most ${README_MAX_LINES} lines`, () => {
 		const lines = readme.endsWith('\n') ? readme.split('\n').length - 1 : readme.split('\n').length;
@@ -139,11 +240,21 @@ describe('README.md', () => {
 		expect(npmScripts(readme).filter((name) => !scripts.includes(name))).toEqual([]);
 	});
 
-	test('every figure it gives is written in scripts/bench-results.md or docs/performance.md', () => {
-		const measured = `${readText('scripts', 'bench-results.md')}\n${readText('docs', 'performance.md')}`;
+	test('every figure it gives names its source line, which writes it; every source is still used', () => {
 		const given = figures(readme);
 		expect(given.length).toBeGreaterThan(0);
-		expect(given.filter((figure) => !writesNumber(measured, figure))).toEqual([]);
+		expect(given.filter((figure) => !(figure in FIGURE_SOURCES))).toEqual([]);
+		expect(Object.keys(FIGURE_SOURCES).filter((figure) => !given.includes(figure))).toEqual([]);
+		const wrong = Object.entries(FIGURE_SOURCES).flatMap(([figure, { page, line }]) => {
+			const lines = linesHolding(page, line);
+			if (lines.length !== 1) return [`${figure}: ${lines.length} lines of ${page} hold "${line}"`];
+			return writesNumber(lines[0], figure) ? [] : [`${figure}: not written in ${page}'s line "${line}"`];
+		});
+		expect(wrong).toEqual([]);
+	});
+
+	test('every bound it states is the one the code enforces', () => {
+		expect(BOUNDS.filter(([, text]) => !readmeFlat.includes(text))).toEqual([]);
 	});
 
 	test('the trigger parameters and credential fields it lists are display names of the code', () => {
