@@ -8,7 +8,7 @@ import { startStack, type Stack } from '../../test/support/stack/single';
 import { relayCredential, type CredentialRef } from '../../test/support/workflows';
 import { fromEnv, type Setting } from './settings';
 
-/** The webhook id of bench workflow n: section 1 uses 1-5 and 7-11; section 5 uses 6; section 7 uses 12-14. */
+/** The webhook id of bench workflow n: section 1 uses 1-5 and 7-11; section 5 uses 6 (section 7, retired, used 12-14). */
 export const benchWebhookId = (n: number) =>
 	`b3e0c1d2-0000-4000-8000-${String(n).padStart(12, '0')}`;
 

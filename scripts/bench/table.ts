@@ -12,7 +12,7 @@ import type { Setting } from './settings';
 export type Cell = string | number;
 
 export interface Row {
-	/** The section of `npm run bench` (1 inbound, 2 outbound, 3 CPU and size, 4 sharing, 5 queue mode, 6 conversations, 7 state). */
+	/** The section of `npm run bench` (1 inbound, 2 outbound, 3 CPU and size, 4 sharing, 5 queue mode, 6 conversations; 7 retired). */
 	section: number;
 	label: string;
 	/** [ours, alternative, ratio] by setting key; a measurement without n8n has the first setting's only. */
@@ -56,6 +56,8 @@ export function withRowsNotMeasured(
 	table: string[],
 	ranSections: Set<number>,
 	only: string | undefined,
+	/** The sections the bench still has: a kept row of a retired one (7) is dropped. */
+	existingSections: Set<number>,
 ): string[] {
 	if (!only || !existsSync(file)) return table;
 	const previous = readFileSync(file, 'utf8').split('\n');
@@ -66,7 +68,12 @@ export function withRowsNotMeasured(
 	const end = previous.findIndex((line, i) => i >= 2 && !line.startsWith('|'));
 	const previousTable = previous.slice(0, end < 0 ? previous.length : end);
 	const kept = sameColumns
-		? previousTable.filter((line) => /^\| \d \|/.test(line) && !ranSections.has(sectionOf(line)))
+		? previousTable.filter(
+				(line) =>
+					/^\| \d \|/.test(line) &&
+					!ranSections.has(sectionOf(line)) &&
+					existingSections.has(sectionOf(line)),
+			)
 		: [];
 	const fresh = table.slice(4);
 	const rows = [...kept, ...fresh].sort((a, b) => sectionOf(a) - sectionOf(b));
