@@ -3,7 +3,8 @@
  * files as for n8n 2.41.1 (jest.config.js), selected, in a stack of n8n 1.123.81 (globalSetup
  * reads RELAY_N8N_VERSION through test/support/stack/n8nVersion.ts). Left out: what 1.x lacks
  * (n8n's generated Human-in-the-Loop tool), the editor's pictures (the README's are of 2.x), and for
- * the CI budget the campaign and shared's mixed soak (docs/compatibility.md).
+ * the CI budget the campaign, shared's mixed soak and the Watch node, whose polls wait on real minutes
+ * (docs/compatibility.md).
  * @type {import('jest').Config}
  */
 process.env.RELAY_N8N_VERSION = '1.123.81';
@@ -21,7 +22,6 @@ const files = [
 	'askTwice', // a run that asks twice or in a loop, with and without a trigger (issue 41)
 	'n8nInternals', // the bets on n8n's internals the account state rests on
 	'automaticReplies', // Pause and Resume Automatic Replies
-	'watch', // the Watch node
 	'restart', // n8n restarted with a published trigger
 	'hardKill', // n8n killed mid-delivery to three workflows sharing one account (issue 33)
 	'repair', // a lost registration repaired while published

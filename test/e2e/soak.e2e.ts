@@ -36,9 +36,10 @@ const LAZY = 'N8N_EXPRESSION_ENGINE_LAZY_ACQUIRE';
 const lazy = process.env.SOAK_AS_SHIPPED !== '1' && info.n8nVersion.startsWith('2.');
 /**
  * n8n 1.123 has no lazy isolates: as shipped it took 5,000 deliveries at 10/s (490 s, 2026-11-26),
- * a CI budget of its own; the same check on 1,000 there.
+ * a CI budget of its own; the same check on 500 there (1,000 took 88 s of a cold CI run's 12-minute
+ * 1.x leg, 2026-11-28: issue 25's 45 minutes had no room left).
  */
-const TOTAL = info.n8nVersion.startsWith('1.') ? 1000 : 5000;
+const TOTAL = info.n8nVersion.startsWith('1.') ? 500 : 5000;
 const CONCURRENCY = 24;
 
 beforeAll(async () => {
