@@ -193,6 +193,11 @@ const action = new MessagingRelay();
 const trigger = new MessagingRelayTrigger().getNodeType();
 const watch = new MessagingRelayWatch();
 
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- plain CommonJS, run before `npm ci`
+const { CACHE_PARTS } = require('../../scripts/preflight.cjs') as { CACHE_PARTS: Array<{ folder: string; bytes: number }> };
+const cacheGb = (folders: string[]) =>
+	`${(CACHE_PARTS.filter((p) => folders.includes(p.folder)).reduce((n, p) => n + p.bytes, 0) / 1e9).toFixed(1)} GB`;
+
 /** Each bound the README states, written from what enforces it. */
 const BOUNDS: Array<[what: string, text: string]> = [
 	['phone numbers (validation.ts)', `${PHONE_DIGITS.min}–${PHONE_DIGITS.max} digit`],
@@ -207,6 +212,8 @@ const BOUNDS: Array<[what: string, text: string]> = [
 	['credential test time-out', `no answer within ${TEST_TIMEOUT_SECONDS} seconds`],
 	['Yes Words', `*Yes Words* (\`${String(defaultOf(action, 'Yes Words'))}\`)`],
 	['No Words', `*No Words* (\`${String(defaultOf(action, 'No Words'))}\`)`],
+	['the first run: Node 24 and n8n 2.41.1 (preflight.cjs, measured)', `n8n 2.41.1 (${cacheGb(['node-24.21.0', 'n8n-2.41.1'])},`],
+	['the first npm test: everything (preflight.cjs, measured)', `(${cacheGb(CACHE_PARTS.map((p) => p.folder))} in all,`],
 	['waiting runs per account (waitingRuns.ts)', `up to ${thousands(WAIT_CAPACITY)} runs can wait at once`],
 	['Pause For (Minutes) of the trigger', `*Pause For (Minutes)* (${String(defaultOf(trigger, 'Pause For (Minutes)'))})`],
 	[

@@ -197,6 +197,21 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 		disconnects: disconnects.length,
 		attempts: deliveries.reduce((n, d) => n + d.result!.attempts.length, 0),
 		answered503: answered503.length,
+		// Who said 503, and when (seconds after the start): the member's failure, or n8n's save lagging
+		// (answerAfterSave.ts), so that a 503 past the bound says which it was.
+		answers503ByText: Object.entries(
+			deliveries
+				.flatMap((d) => d.result!.attempts.filter((a) => a.status === 503))
+				.reduce<Record<string, number[]>>((byText, a) => {
+					(byText[a.answer ?? ''] ??= []).push(Math.round((a.at + a.ms - start) / 100) / 10);
+					return byText;
+				}, {}),
+		).map(([answer, at]) => ({
+			answer,
+			count: at.length,
+			firstS: Math.min(...at),
+			lastS: Math.max(...at),
+		})),
 		firstTo503LastSeconds: (last503 - first503) / 1000,
 		last503AfterStartSeconds: (last503 - start) / 1000,
 		healedAfterStartSeconds: BROKEN_MS / 1000,
