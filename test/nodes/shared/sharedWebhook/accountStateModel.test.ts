@@ -115,6 +115,8 @@ interface Request {
 	state: WebhookState;
 	/** What the request changed in the model, applied when (if) it is saved. */
 	onSave: Array<() => void>;
+	/** A webhook request carries one delivery: a second answer in it is not a thing n8n can do. */
+	answered?: boolean;
 }
 
 /** Runs `apply` the first time it is called. */
@@ -369,6 +371,10 @@ class Answer extends InRequest {
 		super(slot);
 	}
 	act(model: Model, real: Real, request: Request) {
+		// One delivery per request (found 2026-11-28: two answers in one request offered one wait twice, a
+		// shape no webhook request has; two requests answering one chat stay in the model).
+		if (request.answered) return;
+		request.answered = true;
 		const chat = CHATS[this.chat];
 		const earlier = [...model.answers].find(([, a]) => a.chat === chat);
 		const delivery = this.redeliver && earlier ? earlier[0] : `d${++model.nextDelivery}`;
