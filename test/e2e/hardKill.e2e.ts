@@ -34,6 +34,7 @@ import {
 	productionUrl,
 	report,
 	restartN8n,
+	runningExecutions,
 	sim,
 	triggerWorkflow,
 	viaBalancer,
@@ -45,6 +46,7 @@ import {
 	killThatCut,
 } from '../support/judges/hardKillRules';
 import { majorOf, N8N_VERSION } from '../support/stack/n8nVersion';
+import { waitUntil } from '../support/waitUntil';
 
 const ACCOUNT = 'acct_hardkill';
 const API_KEY = 'sim-key-hardkill';
@@ -55,8 +57,16 @@ const SENDING_MS = 70_000;
  * time-outs (seen here at 10 a second: 19 GB resident, "Timeout waiting for lock SqliteWriteConnectionMutex").
  */
 const CONCURRENCY = 4;
-/** When n8n is killed, counted from the start of the sending. */
+/**
+ * When n8n is killed at the earliest, counted from the start of the sending. Each kill then waits
+ * for a run of these workflows that started less than YOUNG_RUN_MS ago (each run waits 1 s, so the
+ * kill lands inside it): CI once killed 4 s after the first restart, while every sender was still in
+ * its backoff, cut nothing, and the soak proved nothing about that kill (2026-11-28).
+ */
 const KILLS_AT_MS = [15_000, 42_000];
+const YOUNG_RUN_MS = 500;
+/** How long a kill waits for such a run; the sending goes on past the last kill's bound. */
+const RUN_TO_CUT_TIMEOUT_MS = 20_000;
 /**
  * At most this many events may run to the end twice (rule 2 of hardKillRules.ts): the window between a
  * run's end and its answer, and for a member until the next save of its workflow carries its record
@@ -153,8 +163,16 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 		backAfterMs: number;
 	}> = [];
 	const killing = (async () => {
-		for (const offset of KILLS_AT_MS) {
+		for (const [k, offset] of KILLS_AT_MS.entries()) {
 			await sleep(Math.max(0, start + offset - Date.now()));
+			await waitUntil(
+				`a run of the soak's workflows in flight for kill ${k + 1} to cut`,
+				async () => {
+					const running = (await Promise.all(ids.map(runningExecutions))).flat();
+					return running.some((e) => Date.now() - Date.parse(e.startedAt ?? '') < YOUNG_RUN_MS);
+				},
+				{ timeoutMs: RUN_TO_CUT_TIMEOUT_MS, intervalMs: 50 },
+			);
 			const at = Date.now();
 			let back = false;
 			let probing: ReturnType<typeof probeStartup> = Promise.resolve({

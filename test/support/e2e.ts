@@ -92,6 +92,9 @@ export const executions = async (workflowId: string) => {
 /** Every finished execution of a workflow, with its data, page after page. */
 export const allExecutions = (workflowId: string) =>
 	executionList.allExecutions(n8n, { workflowId, includeData: true });
+/** The workflow's running executions (the public API lists them only when asked for by status). */
+export const runningExecutions = async (workflowId: string) =>
+	(await executionList.executionsPage(n8n, { workflowId, status: 'running' })).data;
 export const finishedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
 	executionList.finishedExecutions(n8n, workflowId, count, timeoutMs);
 
