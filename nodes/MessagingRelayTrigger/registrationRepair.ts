@@ -7,12 +7,13 @@ import { askWhatWasMissed, confirmReported } from './sharing/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registrationCheck';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
 import { isManagedElsewhere } from './triggerSettings';
+import { repairThroughOwnWebhook } from './repairThroughOwnWebhook';
 
 /**
  * While the workflow is published, the trigger checks the account's webhook on n8n's leader-only cron
- * (`helpers.registerCron`) and gets a registration the service lost back: a lost or inactive one goes to n8n with
- * `emitError`, and n8n publishes the workflow again and saves the new secret (a PUT from trigger() would never
- * reach webhook()). A set-aside member reports what it missed (missedReport.ts); a webhook pointing elsewhere is
+ * (`helpers.registerCron`) and gets a registration the service lost back through its own webhook URL
+ * (repairThroughOwnWebhook.ts); only if that fails does it go to n8n with `emitError`, and n8n publishes the
+ * workflow again. A set-aside member reports what it missed (missedReport.ts); a webhook pointing elsewhere is
  * reported once per URL, never taken over. Why: docs/registration.md, "The check while published (self-repair)".
  */
 
@@ -95,10 +96,19 @@ export function registrationCheck(context: ITriggerFunctions): {
 			const result = await checkRegistration.call(context, (url) => (holderUrl = url));
 			if (stopped) return;
 			if (result.kind === 'lost' || result.kind === 'inactive' || result.kind === 'not listed') {
-				stopped = true;
 				const [what, message] = REPAIRED[result.kind];
+				const repaired = await repairThroughOwnWebhook(context);
+				if (stopped) return;
+				if (repaired.ok) {
+					context.logger.warn(
+						`Messaging Relay Trigger "${node.name}": ${what}; registered it again through the trigger's own webhook URL, without publishing the workflow again`,
+					);
+					return;
+				}
+				// The fallback: n8n publishes the workflow again, and runs the error workflow on the way.
+				stopped = true;
 				context.logger.warn(
-					`Messaging Relay Trigger "${node.name}": ${what}; publishing the workflow again to register it`,
+					`Messaging Relay Trigger "${node.name}": ${what}; registering it through the trigger's own webhook URL failed (${repaired.why}), so n8n publishes the workflow again to register it`,
 				);
 				context.emitError(
 					new NodeOperationError(node, message, {

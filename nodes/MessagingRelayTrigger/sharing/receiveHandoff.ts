@@ -3,7 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { webhookResourceUrl } from '../../shared/n8nCapabilities';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { receiveWaits } from './receiveWaits';
-import { takeOver } from '../../shared/sharedWebhook/registration';
+import { isRegistered, join, takeOver } from '../../shared/sharedWebhook/registration';
 import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import { proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
@@ -68,9 +68,10 @@ export async function receiveHandoff(
 	if (check.op === 'resume')
 		return { kind: 'answer', status: 400, body: { error: 'A trigger does not take resumes' } };
 
-	// takeover. A test listener's static data is not saved by n8n: it must never hold the registration.
+	// takeover and repair. A test listener's static data is not saved by n8n: it must never hold the registration.
 	if (isTest)
 		return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
+	if (check.op === 'repair') return await repairHere(context, { url: ownUrl, key }, proof);
 	const leaving = (context.getBodyData() as { leaving?: unknown }).leaving;
 	if (typeof leaving !== 'string' || !leaving.startsWith('/')) {
 		return {
@@ -88,6 +89,32 @@ export async function receiveHandoff(
 			kind: 'answer',
 			status: 502,
 			body: { error: `Could not take over: ${(error as Error).message}` },
+		};
+	}
+}
+
+/**
+ * A `repair` from this trigger's own registration check (registrationRepair.ts): what publishing
+ * does (checkExists, then create), run inside this webhook call so that n8n saves the new secret
+ * with the request and records nothing as failed (docs/registration.md, "A repair that is not an
+ * error"). A repair that finds the registration standing (a second check raced it) changes nothing.
+ */
+async function repairHere(
+	context: IWebhookFunctions,
+	me: { url: string; key: string },
+	proof: string,
+): Promise<HandoffOutcome> {
+	try {
+		const own = { ...me, isTest: false };
+		if (await isRegistered(context, own))
+			return { kind: 'answer', status: 200, body: { proof, result: 'intact' }, afterSave: true };
+		await join(context, own, false);
+		return { kind: 'answer', status: 200, body: { proof, result: 'registered' }, afterSave: true };
+	} catch (error) {
+		return {
+			kind: 'answer',
+			status: 502,
+			body: { error: `Could not register again: ${(error as Error).message}` },
 		};
 	}
 }

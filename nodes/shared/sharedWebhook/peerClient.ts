@@ -48,6 +48,8 @@ const TIMEOUTS_MS: Record<ShareOp, number> = {
 	pause: 5_000,
 	wait: 5_000,
 	resume: 20_000,
+	// A join inside the trigger's own webhook call: up to five rounds of GET, PUT, pause, GET.
+	repair: 20_000,
 };
 /** Pauses before the 2nd and 3rd try of an event forward. */
 export const FORWARD_PAUSES_MS = [200, 800];

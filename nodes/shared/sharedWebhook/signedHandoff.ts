@@ -7,7 +7,15 @@ import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypt
  */
 
 export const SHARE_VERSION = 'v1';
-export type ShareOp = 'event' | 'ping' | 'takeover' | 'missed' | 'pause' | 'wait' | 'resume';
+export type ShareOp =
+	| 'event'
+	| 'ping'
+	| 'takeover'
+	| 'missed'
+	| 'pause'
+	| 'wait'
+	| 'resume'
+	| 'repair';
 const OPS: ReadonlySet<string> = new Set<ShareOp>([
 	'event',
 	'ping',
@@ -16,6 +24,7 @@ const OPS: ReadonlySet<string> = new Set<ShareOp>([
 	'pause',
 	'wait',
 	'resume',
+	'repair',
 ]);
 
 export const HANDOFF_HEADERS = {

@@ -20,10 +20,15 @@ import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns
 import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
+import { coreLogger, executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { waitUntil } from '../../support/waitUntil';
 import { secretDigest } from '../../../nodes/shared/serviceSecret';
+import {
+	deriveShareKey,
+	proofFor,
+	signHandoff,
+} from '../../../nodes/shared/sharedWebhook/signedHandoff';
 
 let sim: RelaySimulator;
 beforeAll(async () => {
@@ -36,6 +41,8 @@ interface Published {
 	response: ITriggerResponse;
 	/** Runs the registered cron's tick and waits for the check to finish. */
 	tick: () => Promise<void>;
+	/** Runs a tick that finds the registration gone, and returns the line the check logged on deciding. */
+	repairTick: () => Promise<string>;
 	crons: string[];
 	emitted: Error[];
 	failed: ExecutionError[];
@@ -84,7 +91,23 @@ async function publish(
 		for (let i = 0; i < 100 && sim.requests.length === before; i++) await sleep(10);
 		await sleep(50);
 	};
-	return { harness, response, tick, crons, emitted, failed };
+	const repairTick = async () => {
+		const warn = jest.spyOn(coreLogger(), 'warn');
+		try {
+			onTick?.();
+			return await waitUntil(
+				'the check to log what it did about the registration',
+				() =>
+					warn.mock.calls
+						.map(([line]) => String(line))
+						.find((line) => / registered it again | publishes the workflow again /.test(line)),
+				{ timeoutMs: 10_000, intervalMs: 20 },
+			);
+		} finally {
+			warn.mockRestore();
+		}
+	};
+	return { harness, response, tick, repairTick, crons, emitted, failed };
 }
 
 const calls = () => sim.requests.map((r) => `${r.method} ${r.path}`);
@@ -123,48 +146,53 @@ test('while the registration stands, a check is one GET and nothing else', async
 	expect(failed).toEqual([]);
 });
 
-test('a registration the service lost is handed to n8n, whose publishing registers it again and the next delivery runs', async () => {
-	const { harness, tick, emitted } = await publish();
+/** What the check and the repair ask the service: the check's look, then publishing's checkExists and create (join: look, PUT, confirm). */
+const REPAIR_CALLS = [
+	'GET /v1/webhook',
+	'GET /v1/webhook',
+	'GET /v1/webhook',
+	'PUT /v1/webhook',
+	'GET /v1/webhook',
+];
+
+test("a registration the service lost is registered again through the trigger's own webhook URL: nothing for n8n to publish, no error, the new secret stored, the next delivery runs", async () => {
+	const { harness, tick, repairTick, emitted, failed } = await publish();
 	const lostSecret = sim.webhook!.secret;
+	const answered = harness.answeredAt.length;
 	sim.webhook = null;
 	sim.requests = [];
-	await tick();
-	expect(calls()).toEqual(['GET /v1/webhook']);
-	expect(emitted.map((e) => e.message)).toEqual([
-		"The Messaging Relay service no longer has this trigger's webhook registration",
-	]);
-	// The check does not PUT itself: a secret kept only in memory would not reach webhook().
-	expect(sim.webhook).toBeNull();
-	// Later ticks (before n8n removed the cron) do nothing more.
-	await tick();
-	expect(emitted).toHaveLength(1);
-
-	// What n8n does with emitError: publish again (checkExists → create).
-	await harness.activate();
+	expect(await repairTick()).toBe(
+		'Messaging Relay Trigger "Messaging Relay Trigger": the service lost the webhook registration; registered it again through the trigger\'s own webhook URL, without publishing the workflow again',
+	);
+	expect(emitted).toEqual([]);
+	expect(failed).toEqual([]);
+	expect(calls()).toEqual(REPAIR_CALLS);
+	// It went through webhook() (one signed hand-off answered by the webhook server), whose static
+	// data n8n saves after the call: a PUT from trigger() itself would stay in memory.
+	expect(harness.answeredAt.length).toBe(answered + 1);
 	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
 	expect(sim.webhook!.secret).not.toBe(lostSecret);
 	expect(harness.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
-	const delivered = await sim.deliver(sample('message.received'));
-	expect(delivered.status).toBe(200);
+	expect((await sim.deliver(sample('message.received'))).status).toBe(200);
 	expect(harness.runs).toHaveLength(1);
-});
-
-test('a registration the service marked inactive (active: false) is repaired the same way: published again, active, and the next delivery runs', async () => {
-	const { harness, tick, emitted, failed } = await publish();
-	const inactiveSecret = sim.webhook!.secret;
-	sim.webhook = { ...sim.webhook!, active: false };
+	// It keeps checking, and the next check finds the registration standing.
 	sim.requests = [];
 	await tick();
 	expect(calls()).toEqual(['GET /v1/webhook']);
-	expect(emitted.map((e) => e.message)).toEqual([
-		"The Messaging Relay service marked this trigger's webhook inactive (it delivers no events to it)",
-	]);
-	expect(failed).toEqual([]);
-	await tick();
-	expect(emitted).toHaveLength(1);
+	expect(emitted).toEqual([]);
+});
 
-	// n8n publishes again: checkExists says no for an inactive registration, create PUTs it.
-	await harness.activate();
+test('a registration the service marked inactive (active: false) is repaired the same way: active again, no error, and the next delivery runs', async () => {
+	const { harness, repairTick, emitted, failed } = await publish();
+	const inactiveSecret = sim.webhook!.secret;
+	sim.webhook = { ...sim.webhook!, active: false };
+	sim.requests = [];
+	expect(await repairTick()).toContain(
+		"the service marked the webhook registration inactive; registered it again through the trigger's own webhook URL",
+	);
+	expect(emitted).toEqual([]);
+	expect(failed).toEqual([]);
+	expect(calls()).toEqual(REPAIR_CALLS);
 	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl, active: true });
 	expect(sim.webhook!.secret).not.toBe(inactiveSecret);
 	expect(harness.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
@@ -173,20 +201,71 @@ test('a registration the service marked inactive (active: false) is repaired the
 });
 
 test('a Send and Wait run that registered itself meanwhile (a race with publishing) is joined again, and its wait kept', async () => {
-	const { harness, tick, emitted, failed } = await publish();
+	const { harness, repairTick, emitted, failed } = await publish();
 	const runUrl = `${harness.n8nBaseUrl}/webhook-waiting/4711/node-1?${new URLSearchParams({ ...signedWaitParams({ chat: '4917610000009', channelId: 'num_main', since: Date.now(), until: Date.now() + 3_600_000 }), signature: 'f'.repeat(64) })}`;
 	sim.webhook = { url: runUrl, active: true, secret: 'whsec_of_the_run' };
-	await tick();
+	expect(await repairTick()).toContain(
+		"the account's shared webhook no longer lists this trigger; registered it again",
+	);
 	expect(failed).toEqual([]);
-	expect(emitted.map((e) => e.message)).toEqual([
-		"The account's shared webhook no longer lists this trigger",
-	]);
-	// n8n publishes again: the join keeps the run's wait and takes the webhook.
-	await harness.activate();
+	expect(emitted).toEqual([]);
+	// The join kept the run's wait and took the webhook.
 	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
 	expect(Object.values(waitsInStaticData(harness.stored)).map((w) => w.executionId)).toEqual([
 		'4711',
 	]);
+});
+
+test("when n8n cannot reach the trigger's own webhook URL, the check falls back to n8n publishing the workflow again (the error workflow runs), and says why in the log", async () => {
+	const { harness, tick, repairTick, emitted, failed } = await publish();
+	const lostSecret = sim.webhook!.secret;
+	sim.webhook = null;
+	await harness.stop();
+	sim.requests = [];
+	expect(await repairTick()).toBe(
+		'Messaging Relay Trigger "Messaging Relay Trigger": the service lost the webhook registration; registering it through the trigger\'s own webhook URL failed (n8n could not reach its webhook URL), so n8n publishes the workflow again to register it',
+	);
+	expect(calls()).toEqual(['GET /v1/webhook']);
+	expect(emitted.map((e) => e.message)).toEqual([
+		"The Messaging Relay service no longer has this trigger's webhook registration",
+	]);
+	expect(failed).toEqual([]);
+	expect(sim.webhook).toBeNull();
+	// Later ticks (before n8n removed the cron) do nothing more.
+	await tick();
+	expect(emitted).toHaveLength(1);
+	// What n8n does with emitError: publish again (checkExists → create).
+	await harness.activate();
+	expect(sim.webhook).toMatchObject({ url: harness.registeredUrl });
+	expect(sim.webhook!.secret).not.toBe(lostSecret);
+	expect(harness.stored.webhookSecretDigest).toBe(secretDigest(sim.webhook!.secret));
+});
+
+test('a repair hand-off that finds the registration standing (a second check raced the first) changes nothing; a forged one is refused', async () => {
+	const { harness } = await publish();
+	const standing = { ...sim.webhook! };
+	const key = deriveShareKey(relayCredentials(sim.baseUrl).apiKey as string);
+	const path = new URL(harness.productionUrl).pathname;
+	const repair = async (signingKey: string) => {
+		const { headers, nonce } = signHandoff(signingKey, 'repair', path, '{}');
+		const response = await fetch(harness.productionUrl, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json', ...headers },
+			body: '{}',
+		});
+		return { status: response.status, body: (await response.json()) as IDataObject, nonce };
+	};
+	sim.requests = [];
+	const answer = await repair(key);
+	expect(answer.status).toBe(200);
+	expect(answer.body).toEqual({ proof: proofFor(key, answer.nonce, path), result: 'intact' });
+	expect(calls()).toEqual(['GET /v1/webhook']);
+	expect(sim.webhook).toEqual(standing);
+	// Only a holder of the account key can make a trigger register again.
+	sim.webhook = null;
+	sim.requests = [];
+	expect((await repair(deriveShareKey('guessed-key'))).status).toBe(401);
+	expect(calls()).toEqual([]);
 });
 
 test('a webhook pointed elsewhere is reported once per URL as a failed execution, never taken over', async () => {
@@ -258,7 +337,7 @@ describe("the account's shared webhook (several triggers)", () => {
 });
 
 test('a service error during a check changes nothing and the next check works', async () => {
-	const { tick, emitted, failed } = await publish();
+	const { tick, repairTick, emitted, failed } = await publish();
 	sim.inject({
 		method: 'GET',
 		path: '/v1/webhook',
@@ -271,8 +350,8 @@ test('a service error during a check changes nothing and the next check works', 
 	expect(emitted).toEqual([]);
 	expect(failed).toEqual([]);
 	sim.webhook = null;
-	await tick();
-	expect(emitted).toHaveLength(1);
+	expect(await repairTick()).toContain('registered it again');
+	expect(emitted).toEqual([]);
 });
 
 test('unpublished: the close function stops a check that is still running', async () => {

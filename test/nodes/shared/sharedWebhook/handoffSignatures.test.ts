@@ -124,6 +124,7 @@ describe('verifying', () => {
 			'pause',
 			'wait',
 			'resume',
+			'repair',
 		] as ShareOp[]) {
 			const signed = signHandoff(KEY, op, PATH, BODY, T0);
 			expect(verifyHandoff(KEY, signed.headers, PATH, BODY, T0)).toEqual({

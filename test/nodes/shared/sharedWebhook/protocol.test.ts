@@ -443,7 +443,7 @@ describe('a missed-events report across versions (memberHealth.ts, missedReport.
 });
 
 describe('the registration check of a published trigger (registrationRepair.ts)', () => {
-	test('every member sees the shared registration as intact; one the list lost joins again at its repair', async () => {
+	test('every member sees the shared registration as intact; one the list lost joins again at its repair, through its own webhook URL, with no error for n8n', async () => {
 		const w = threeWorkflows();
 		for (const x of Object.values(w)) await x.publish();
 		for (const x of Object.values(w))
@@ -460,9 +460,7 @@ describe('the registration check of a published trigger (registrationRepair.ts)'
 		};
 		expect(await w.reply.checkRegistration()).toEqual({ kind: 'not listed' });
 		expect(await w.alert.checkRegistration()).toEqual({ kind: 'intact' });
-		// What n8n does with the repair's emitError: unpublish and publish again.
-		await w.reply.unpublish();
-		await w.reply.publish();
+		expect(await w.reply.registrationCheckTick()).toEqual({ emitted: [], failed: [] });
 		expect(await w.reply.checkRegistration()).toEqual({ kind: 'intact' });
 		await deliverAll();
 		expect(counts(w)).toEqual({ reply: 1, alert: 1, groups: 1 });
@@ -476,18 +474,14 @@ describe('the registration check of a published trigger (registrationRepair.ts)'
 		expect(await w.reply.checkRegistration()).toEqual({ kind: 'elsewhere', url: elsewhere });
 	});
 
-	test("a lost registration is lost for every member; each one's repair joins again", async () => {
+	test('a lost registration is lost for every member; their repairs, all at once, join again with no error for n8n', async () => {
 		const w = threeWorkflows();
 		for (const x of Object.values(w)) await x.publish();
 		sim.webhook = null;
 		for (const x of Object.values(w)) expect(await x.checkRegistration()).toEqual({ kind: 'lost' });
-		// n8n republishes all three at about the same moment.
-		await Promise.all(
-			Object.values(w).map(async (x) => {
-				await x.unpublish();
-				await x.publish();
-			}),
-		);
+		// Their checks fire in the same second: three joins race, each inside its own webhook call.
+		const ticks = await Promise.all(Object.values(w).map((x) => x.registrationCheckTick()));
+		expect(ticks).toEqual(Object.values(w).map(() => ({ emitted: [], failed: [] })));
 		for (const x of Object.values(w))
 			expect(await x.checkRegistration()).toEqual({ kind: 'intact' });
 		await deliverAll();
