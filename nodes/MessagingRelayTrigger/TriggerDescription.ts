@@ -31,7 +31,7 @@ const repairIntervalOption: INodeProperties = {
 	type: 'options',
 	default: DEFAULT_REPAIR_INTERVAL,
 	description:
-		'While published, how often the trigger checks that the service still has its webhook, and registers it again if the service lost it. Each check is one GET /v1/webhook. A webhook that points elsewhere is reported, never taken over. Registering again goes through n8n publishing the workflow again: for a moment it shows an activation error, and your error workflow, if set, runs with "The workflow was deactivated because its trigger node … failed" (the cause says the service lost the registration) although it stays published.',
+		'While published, how often the trigger checks that the service still has its webhook, and registers it again if the service lost it. Each check is one GET /v1/webhook. A webhook that points elsewhere is reported, never taken over. It registers again through its own webhook URL: nothing fails and your error workflow does not run; n8n\'s log names the repair. Only if n8n cannot reach that URL does n8n publish the workflow again, and then your error workflow, if set, runs with "The workflow was deactivated because its trigger node … failed".',
 	options: [
 		{ name: 'Every 15 Minutes', value: '15m' },
 		{ name: 'Every 30 Seconds', value: '30s' },

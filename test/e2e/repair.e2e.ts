@@ -1,13 +1,15 @@
 /**
  * The trigger's self-repair in the real n8n: while the workflow is published, the simulator
  * forgets the account's webhook; the trigger notices at its next check (every 5 s here, the
- * "Check Registration Every" option), n8n publishes the workflow again, the webhook is
- * registered with a new secret, and the next delivery runs. A webhook pointed elsewhere is
- * reported as a failed execution and left alone.
+ * "Check Registration Every" option) and registers it again through its own webhook URL, with a
+ * new secret that n8n saves after that call: no error, so the workflow's error workflow does not
+ * run (issue 44). Only when that fails does n8n publish the workflow again, and then the error
+ * workflow runs once. A webhook pointed elsewhere is reported as a failed execution and left alone.
  */
 import { sleep } from 'n8n-workflow';
 
 import {
+	allExecutions as allExecutionsOf,
 	api,
 	currentWebhook,
 	eventually,
@@ -27,6 +29,10 @@ import { deliver } from '../support/deliver';
 const ACCOUNT = 'acct_repair';
 const WEBHOOK_ID = '2e8f6a41-7c9d-4b3e-a1f2-3d4c5b6a7e8f';
 let workflowId: string;
+const onN8n1 = Number(info.n8nVersion.split('.')[0]) === 1;
+/** The repair workflow's error workflow (an Error Trigger alone): its runs are the user's alarms. */
+let errorWorkflowId: string;
+const alarms = async () => (await allExecutionsOf(errorWorkflowId)).length;
 
 const deliverToAccount = async (secret?: string) =>
 	await deliver(simulator, undefined, {
@@ -50,6 +56,27 @@ async function deliverUntilTaken(answers: number[], timeoutMs: number) {
 }
 
 beforeAll(async () => {
+	const errorWorkflow = await api('POST', '/workflows', {
+		name: 'e2e: repair alarms',
+		nodes: [
+			{
+				id: 'repair-alarm',
+				name: 'Error Trigger',
+				type: 'n8n-nodes-base.errorTrigger',
+				typeVersion: 1,
+				position: [0, 0],
+				parameters: {},
+			},
+		],
+		connections: {},
+		settings: { executionOrder: 'v1' },
+	});
+	errorWorkflowId = errorWorkflow.id as string;
+	// n8n 2.x runs only a published error workflow (workflow-execution.service.js,
+	// loadErrorWorkflowData: "is not active and cannot be executed"); 1.x runs it as saved.
+	const published = api('POST', `/workflows/${errorWorkflowId}/activate`);
+	if (!onN8n1) await published;
+	else await published.catch(() => undefined);
 	const credential = await relayCredential('e2e: repair account', 'sim-key-repair');
 	const workflow = await api('POST', '/workflows', {
 		name: 'e2e: repair',
@@ -66,7 +93,7 @@ beforeAll(async () => {
 			},
 		],
 		connections: {},
-		settings: { executionOrder: 'v1' },
+		settings: { executionOrder: 'v1', errorWorkflow: errorWorkflowId },
 	});
 	workflowId = workflow.id as string;
 	await api('POST', `/workflows/${workflowId}/activate`);
@@ -89,7 +116,18 @@ test('while the registration stands, the trigger only looks: GET /v1/webhook eve
 	expect((await finishedExecutions(workflowId, 1)).map((e) => e.status)).toEqual(['success']);
 });
 
-test('a webhook the service forgot is registered again within the check interval, and the next delivery runs', async () => {
+const REPAIRED_LINE =
+	'Messaging Relay Trigger "Relay Trigger": the service lost the webhook registration; registered it again through the trigger\'s own webhook URL, without publishing the workflow again';
+const FELL_BACK_LINE =
+	'Messaging Relay Trigger "Relay Trigger": the service lost the webhook registration; registering it through the trigger\'s own webhook URL failed (its webhook URL answered 502), so n8n publishes the workflow again to register it';
+const linesOf = (line: string) => readN8nLog().split(line).length - 1;
+
+/**
+ * Forgets the account's webhook and waits until it is registered again and the check has logged
+ * `line`: how long it was lost, and the calls to the service since.
+ */
+async function loseAndWaitForRepair(line: string) {
+	const linesBefore = linesOf(line);
 	const lost = await currentWebhook(ACCOUNT);
 	await sim('POST', '/webhooks/forget', { account: ACCOUNT });
 	const forgotAt = Date.now();
@@ -98,33 +136,47 @@ test('a webhook the service forgot is registered again within the check interval
 		return webhook && isRegisteredUrl(webhook.url) ? webhook : undefined;
 	}, 30_000);
 	const lostForMs = Date.now() - forgotAt;
-
-	// At most one interval to notice, n8n's 1 s before publishing again, and the calls.
-	expect(lostForMs).toBeLessThan(5_000 + 1_000 + 3_000);
-	expect(restored.secret).not.toBe(lost?.secret);
+	await eventually(async () => linesOf(line) > linesBefore, 10_000);
 	const calls = (await simRequests(forgotAt))
 		.filter((r) => r.account === ACCOUNT)
 		.map((r) => `${r.method} ${r.path}`);
-	// The check (GET), then n8n's publishing: create looks (GET) and registers (PUT). checkExists
-	// answers from the static data n8n loaded when it first published (no secret yet), so it may
-	// not ask the service at all.
+	return { lost, restored, lostForMs, calls };
+}
+
+test('a webhook the service forgot is registered again within the check interval, with no error: the error workflow does not run, and the next delivery runs', async () => {
+	const alarmsBefore = await alarms();
+	const runsBefore = (await executions(workflowId)).length;
+	const { lost, restored, lostForMs, calls } = await loseAndWaitForRepair(REPAIRED_LINE);
+
+	// At most one interval to notice, and the calls.
+	expect(lostForMs).toBeLessThan(5_000 + 3_000);
+	expect(restored.secret).not.toBe(lost?.secret);
+	// The check (GET), then inside the trigger's own webhook call what publishing does: checkExists
+	// looks (GET), create looks (GET), registers (PUT) and confirms (GET).
 	report('repair', { lostForMs, checkEverySeconds: 5, calls: calls.slice(0, 6) });
-	const untilPut = calls.slice(0, calls.indexOf('PUT /v1/webhook') + 1);
-	expect(untilPut[0]).toBe('GET /v1/webhook');
-	expect(untilPut.filter((c) => c !== 'GET /v1/webhook')).toEqual(['PUT /v1/webhook']);
-	expect(untilPut.length).toBeLessThanOrEqual(4);
+	expect(calls.slice(0, 5)).toEqual([
+		'GET /v1/webhook',
+		'GET /v1/webhook',
+		'GET /v1/webhook',
+		'PUT /v1/webhook',
+		'GET /v1/webhook',
+	]);
 	expect(calls.filter((c) => c === 'PUT /v1/webhook')).toHaveLength(1);
 
-	// n8n saves the new secret with the workflow a moment after the PUT; until then a delivery
-	// signed with it is answered 503 (sent again), never 401. Then webhook() verifies it.
+	// n8n saved the new secret with the repair's webhook call: a delivery signed with it is
+	// answered 503 (sent again) at most while that save lands, never 401. Then webhook() verifies it.
 	const answers: number[] = [];
 	const delivered = await deliverUntilTaken(answers, 15_000);
 	report('repair: correctly signed deliveries after the new registration', { answers });
 	expect(answers).not.toContain(401);
 	expect(delivered).toBe(200);
 	expect((await deliverToAccount(lost?.secret)).status).toBe(401);
-	const runs = await finishedExecutions(workflowId, 2);
-	expect(runs.map((r) => r.status)).toEqual(['success', 'success']);
+	const runs = await finishedExecutions(workflowId, runsBefore + 1);
+	expect(runs.map((r) => r.status)).toEqual(runs.map(() => 'success'));
+	// No alarm: the repair made no execution of its own, and n8n did not publish the workflow again.
+	expect(runs).toHaveLength(runsBefore + 1);
+	expect(await alarms()).toBe(alarmsBefore);
+	expect(readN8nLog()).not.toContain('Will try to reactivate');
 	// It keeps checking afterwards.
 	const since = Date.now();
 	await eventually(
@@ -133,9 +185,31 @@ test('a webhook the service forgot is registered again within the check interval
 	);
 }, 90_000);
 
+test('when the repair through its own URL fails (here the service refuses its PUT once), n8n publishes the workflow again: the error workflow runs once, and the log says why', async () => {
+	const alarmsBefore = await alarms();
+	const runsBefore = (await executions(workflowId)).length;
+	await sim('POST', '/faults', {
+		method: 'PUT',
+		path: '/v1/webhook',
+		status: 400,
+		body: { error: { code: 'VALIDATION_ERROR', message: 'refused once by the test' } },
+		times: 1,
+	});
+	const { lostForMs, calls } = await loseAndWaitForRepair(FELL_BACK_LINE);
+	report('repair: the fallback', { lostForMs, calls: calls.slice(0, 8) });
+	expect(calls.filter((c) => c === 'PUT /v1/webhook')).toHaveLength(2);
+	expect(
+		await eventually(async () => ((await alarms()) > alarmsBefore ? alarms() : undefined), 30_000),
+	).toBe(alarmsBefore + 1);
+	const answers: number[] = [];
+	expect(await deliverUntilTaken(answers, 15_000)).toBe(200);
+	expect(answers).not.toContain(401);
+	expect(await finishedExecutions(workflowId, runsBefore + 1)).toHaveLength(runsBefore + 1);
+	expect(await alarms()).toBe(alarmsBefore + 1);
+}, 90_000);
+
 // n8n 1.123 has no failed execution for a published trigger: there the same words go to n8n's log
 // (n8nCapabilities.ts, saveFailedExecution), and the workflow's executions stay as they were.
-const onN8n1 = Number(info.n8nVersion.split('.')[0]) === 1;
 const POINTED_ELSEWHERE =
 	"The account's webhook now points at https://crm.example.com/relay-hook, not at this trigger";
 const reportsInLog = () => readN8nLog().split(POINTED_ELSEWHERE).length - 1;
