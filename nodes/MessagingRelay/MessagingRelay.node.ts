@@ -1,5 +1,4 @@
 import type {
-	IDataObject,
 	IExecuteFunctions,
 	IHookFunctions,
 	INodeExecutionData,
@@ -8,27 +7,15 @@ import type {
 	IWebhookFunctions,
 	IWebhookResponseData,
 } from 'n8n-workflow';
-import {
-	NodeApiError,
-	NodeConnectionTypes,
-	NodeOperationError,
-	SEND_AND_WAIT_OPERATION,
-} from 'n8n-workflow';
+import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { executeAutomaticReplies } from './actions/automaticReplies';
-import { executeMessages } from './actions/message';
+import { router } from './actions/router';
 import { sendAndWaitWebhook } from './actions/sendAndWait/resume';
-import { executeSendAndWait } from './actions/sendAndWait/sendAndWait';
-import { executeNumber } from './actions/number';
-import { executeWebhook } from './actions/webhook';
 import { messageFields, messageOperations } from './descriptions/MessageDescription';
 import { numberFields, numberOperations } from './descriptions/NumberDescription';
 import { webhookFields, webhookOperations } from './descriptions/WebhookDescription';
 import { searchNumbers } from './listSearch';
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
-
-/** The Message operations that send (a batch); the others act per item. */
-const SENDING = ['send', 'reply'];
 
 export class MessagingRelay implements INodeType {
 	description: INodeTypeDescription = {
@@ -126,63 +113,6 @@ export class MessagingRelay implements INodeType {
 	}
 
 	async execute(this: IExecuteFunctions): Promise<INodeExecutionData[][]> {
-		const items = this.getInputData();
-		const returnData: INodeExecutionData[] = [];
-
-		if (
-			this.getNodeParameter('resource', 0) === 'message' &&
-			this.getNodeParameter('operation', 0) === SEND_AND_WAIT_OPERATION
-		) {
-			return await executeSendAndWait.call(this);
-		}
-		// Messages are sent as a batch (checked first, then several in flight, chat by chat).
-		if (
-			this.getNodeParameter('resource', 0) === 'message' &&
-			SENDING.includes(this.getNodeParameter('operation', 0) as string)
-		) {
-			return [await executeMessages.call(this, this.getNodeParameter('operation', 0) as string)];
-		}
-
-		for (let itemIndex = 0; itemIndex < items.length; itemIndex++) {
-			const resource = this.getNodeParameter('resource', itemIndex) as string;
-			const operation = this.getNodeParameter('operation', itemIndex) as string;
-			try {
-				let result: IDataObject | IDataObject[];
-				if (resource === 'message') {
-					result = await executeAutomaticReplies.call(this, operation, itemIndex);
-				} else if (resource === 'number') {
-					result = await executeNumber.call(this, operation, itemIndex);
-				} else if (resource === 'webhook') {
-					result = await executeWebhook.call(this, operation, itemIndex);
-				} else {
-					throw new NodeOperationError(this.getNode(), `Unknown resource "${resource}"`, {
-						itemIndex,
-					});
-				}
-				const executionData = this.helpers.constructExecutionMetaData(
-					this.helpers.returnJsonArray(result),
-					{ itemData: { item: itemIndex } },
-				);
-				returnData.push(...executionData);
-			} catch (error) {
-				if (this.continueOnFail()) {
-					const { message, description } = error as { message: string; description?: string };
-					returnData.push({
-						json: { error: message, ...(description ? { description } : {}) },
-						pairedItem: { item: itemIndex },
-					});
-					continue;
-				}
-				// Our own errors already say what to do; anything else is wrapped so n8n shows it
-				// with the node and item it came from.
-				const failure =
-					error instanceof NodeApiError || error instanceof NodeOperationError
-						? error
-						: new NodeOperationError(this.getNode(), error as Error, { itemIndex });
-				throw failure;
-			}
-		}
-
-		return [returnData];
+		return await router.call(this);
 	}
 }
