@@ -28,8 +28,10 @@ import {
 import {
 	allExecutions,
 	api,
+	checksSince,
 	currentWebhook,
 	eventually,
+	executionsSettled,
 	info,
 	nodeItems,
 	productionUrl,
@@ -186,7 +188,7 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 	);
 
 	// The alert ran each disconnect once, except the ones it missed while set aside.
-	await sleep(3_000);
+	await executionsSettled([alert, logger]);
 	const alertRuns = await runsOf(alert);
 	const disconnects = deliveries.filter((d) => d.type === 'number.disconnected');
 	const missed = disconnects.filter((d) => !alertRuns.has(d.id));
@@ -300,8 +302,9 @@ test('a member broken for longer than the bound is set aside: the service gets 2
 	expect([...listedIds].sort()).toEqual(missed.map((d) => d.id).sort());
 	// The healthy logger has no failed run at all (a failed run retried to success is no excuse).
 	expect(loggerFailed).toEqual([]);
-	// Nothing is reported twice: once all are reported, later checks report nothing more.
-	await sleep(12_000);
+	// Nothing is reported twice: once all are reported, later checks report nothing more. Three
+	// checks of the account: the logger checks every 5 minutes, so at least two are the alert's.
+	await checksSince(ACCOUNT, Date.now(), 3);
 	expect(await reportsOf()).toHaveLength(messages.length);
 }, 600_000);
 
@@ -469,7 +472,8 @@ async function runsByDelivery(workflowId: string) {
 
 test('a workflow whose runs all fail, as a member and as the one the webhook points at: set aside within the bound, the others lose nothing, at most 8 failed runs per event before the set-aside', async () => {
 	const soaks = await failingSoaks();
-	await sleep(5_000);
+	// Every run counted has ended and been saved (running ones too: a run still going is counted).
+	await executionsSettled(soaks.flatMap((s) => Object.values(s.workflows)));
 	const figures: Record<string, unknown> = {};
 	for (const { soak, start, deliveries, workflows } of soaks) {
 		const failures = deliveries.flatMap((d) =>

@@ -95,6 +95,43 @@ export const allExecutions = (workflowId: string) =>
 /** The workflow's running executions (the public API lists them only when asked for by status). */
 export const runningExecutions = async (workflowId: string) =>
 	(await executionList.executionsPage(n8n, { workflowId, status: 'running' })).data;
+/**
+ * Waits until none of the workflows has a running execution and two reads of their executions, a
+ * second apart, list the same ones: every run has ended and n8n has saved it. The positive signal to
+ * count runs on, in place of a fixed sleep (issue 42).
+ */
+export async function executionsSettled(workflowIds: string[], timeoutMs = 60_000): Promise<void> {
+	let previous: string | undefined;
+	await waitUntil(
+		'the executions of the workflows to settle',
+		async () => {
+			const running = (await Promise.all(workflowIds.map(runningExecutions))).flat();
+			const listed = await Promise.all(
+				workflowIds.map((workflowId) => executionList.allExecutions(n8n, { workflowId })),
+			);
+			const now = listed
+				.flat()
+				.map((e) => `${e.id}:${e.status}`)
+				.sort()
+				.join(',');
+			const settled = running.length === 0 && now === previous;
+			previous = now;
+			return settled;
+		},
+		{ timeoutMs, intervalMs: 1_000 },
+	);
+}
+
+/** Waits until the service has had `count` more `GET /v1/webhook` of the account (registration checks) after `since`. */
+export const checksSince = (account: string, since: number, count: number, timeoutMs = 30_000) =>
+	waitUntil(
+		`${count} registration checks of ${account}`,
+		async () =>
+			(await simRequests(since)).filter(
+				(r) => r.account === account && r.method === 'GET' && r.path === '/v1/webhook',
+			).length >= count,
+		{ timeoutMs, intervalMs: 250 },
+	);
 export const finishedExecutions = (workflowId: string, count: number, timeoutMs?: number) =>
 	executionList.finishedExecutions(n8n, workflowId, count, timeoutMs);
 
