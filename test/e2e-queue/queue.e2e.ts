@@ -147,6 +147,25 @@ function groupMessage(deliveryId: string) {
 const executionsOf = (rows: ExecutionRow[], deliveryId: string) =>
 	rows.filter((r) => r.deliveryId === deliveryId);
 
+/**
+ * Resolves once the worker starts a run it had not started at the call and has not finished: that run
+ * is at most one poll (50 ms) into it. Bounded: a worker that starts nothing in 20 s fails the wait.
+ */
+async function workerStartsARun(worker: string): Promise<void> {
+	const ids = (pattern: RegExp) => new Set([...readLog(worker).matchAll(pattern)].map((m) => m[1]));
+	const startedBefore = ids(/Worker started execution (\d+) \(job/g);
+	await waitUntil(
+		`${worker} to start a run for the kill to cut`,
+		() => {
+			const finished = ids(/Worker finished execution (\d+) \(job/g);
+			return [...ids(/Worker started execution (\d+) \(job/g)].some(
+				(id) => !startedBefore.has(id) && !finished.has(id),
+			);
+		},
+		{ timeoutMs: 20_000, intervalMs: 50 },
+	);
+}
+
 describe('n8n queue mode: main, one webhook process, two workers', () => {
 	test("publishing registered the account's shared webhook at the balancer in front of the webhook process, not at main", async () => {
 		const webhooks = await registeredWebhooks();
@@ -714,6 +733,10 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				// nothing running in 2 of 5 runs, and the test then proved nothing about it.
 				const after = kills.length > 0 ? kills[kills.length - 1].backAt + 10_000 : 0;
 				await sleep(Math.max(0, start + atMs - Date.now(), after - Date.now()));
+				// Even so, a local run of 2026-11-28 killed worker1 with nothing running ("proved
+				// nothing"): it is killed as it starts a run (its log, polled every 50 ms), which then
+				// has its 1 s Wait ahead of it. The webhook process always has requests in flight.
+				if (process === 'worker1') await workerStartsARun(process);
 				let killedAt = 0;
 				let killedLife = '';
 				const result = await restart(process, {

@@ -96,6 +96,42 @@ describe('executions n8n fails while it stops a worker', () => {
 		expect(failedWhileStopping(ciLog)).toEqual(['1035']);
 	});
 
+	test('a query already on a connection the close ends (pg\'s "Connection terminated", local run of 2026-11-28): the same race, excused as redelivered', () => {
+		const log = readText('test', 'judges', 'fixtures', 'worker-stopped-connection-terminated.log');
+		expect(failedWhileStopping(log)).toEqual(['1050']);
+		const terminated = {
+			...jobFailure,
+			error: {
+				...jobFailure.error!,
+				message: 'Connection terminated',
+				stack: jobFailure.error!.stack!.replace(CLOSED_DATABASE[0], 'Connection terminated'),
+			},
+		};
+		expect(
+			judgeFailedRuns({
+				runs: [{ id: '1050', workflowId: AUTO_REPLY, status: 'error' }],
+				workerLogs: [log],
+				outcomes: { '1050': terminated },
+				enqueued: { '1050': 'qd-1201' },
+				lost: { [AUTO_REPLY]: ['qd-1201'] },
+			}).excused.map((e) => [e.executionId, e.message]),
+		).toEqual([['1050', 'Connection terminated']]);
+		// pg's other text, for a connection the server dropped, is not the close: not excused.
+		const dropped = {
+			...terminated,
+			error: { ...terminated.error, message: 'Connection terminated unexpectedly' },
+		};
+		expect(
+			judgeFailedRuns({
+				runs: [{ id: '1050', workflowId: AUTO_REPLY, status: 'error' }],
+				workerLogs: [log],
+				outcomes: { '1050': dropped },
+				enqueued: { '1050': 'qd-1201' },
+				lost: { [AUTO_REPLY]: ['qd-1201'] },
+			}).excused,
+		).toEqual([]);
+	});
+
 	test('a job processor failure before SIGTERM is not excused', () => {
 		const log = ciLog.replace(
 			'Worker finished execution 1029 (job 1029)',

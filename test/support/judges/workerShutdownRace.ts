@@ -126,11 +126,14 @@ const READY = /^n8n worker is now ready/;
 /**
  * What a query gets once the worker has begun closing its database connection: pg-pool after
  * `end()` (pg-pool/index.js:192), TypeORM once the pool is gone (@n8n/typeorm/dist/driver/
- * postgres/PostgresDriver.js:868).
+ * postgres/PostgresDriver.js:868), and pg's client for a query already on a connection the close
+ * ends (`this._ending`, pg/lib/client.js:193): seen in a local cold CI run of 2026-11-28, job
+ * 1050's `setRunning` (fixtures/worker-stopped-connection-terminated.log).
  */
 export const CLOSED_DATABASE = [
 	'Cannot use a pool after calling end on the pool',
 	'Driver not Connected',
+	'Connection terminated',
 ];
 /** The job's failure as bull hands it to the process that enqueued it (bull/lib/job.js:494, :518). */
 const FROM_BULL = /^Error: [^\n]*\n\s+at [^\n]*bull[\\/]lib[\\/]job\.js:\d+/;
@@ -139,7 +142,7 @@ const STOPPED = /^Stopping worker\.\.\./;
 const FINISHED = /^Worker finished execution (\d+) \(job/;
 /** The run's end not saved: the hook that saves it refused by the closed database (workflow-execute.js:1485). */
 const END_NOT_SAVED = new RegExp(
-	`^There was a problem running hook "workflowExecuteAfter" \\w*Error: (${CLOSED_DATABASE.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})`,
+	`^There was a problem running hook "workflowExecuteAfter" \\w*Error: (${CLOSED_DATABASE.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})$`,
 );
 /** The worker's next life finding runs its previous life left running (message-event-bus.js:224). */
 const UNFINISHED = /^Found unfinished executions: ([\d, ]+)$/;
