@@ -27,9 +27,8 @@ export async function repairThroughOwnWebhook(context: ITriggerFunctions): Promi
 		return { ok: true, result: result === 'intact' ? 'intact' : 'registered' };
 	}
 	if (answer.kind === 'gone') return { ok: false, why: 'n8n no longer serves its webhook URL' };
-	if (answer.kind === 'stranger')
-		return { ok: false, why: `its webhook URL answered ${answer.statusCode}` };
-	if (answer.statusCode !== undefined)
+	// A stranger's status (401, another 4xx) or an unavailable one's (5xx, 429): the same words.
+	if (answer.kind === 'stranger' || answer.statusCode !== undefined)
 		return { ok: false, why: `its webhook URL answered ${answer.statusCode}` };
 	return {
 		ok: false,

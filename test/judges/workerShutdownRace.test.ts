@@ -107,29 +107,22 @@ describe('executions n8n fails while it stops a worker', () => {
 				stack: jobFailure.error!.stack!.replace(CLOSED_DATABASE[0], 'Connection terminated'),
 			},
 		};
-		expect(
+		// Execution 1050 as the soak saw it, with the stored error given.
+		const judged = (outcome: typeof jobFailure) =>
 			judgeFailedRuns({
 				runs: [{ id: '1050', workflowId: AUTO_REPLY, status: 'error' }],
 				workerLogs: [log],
-				outcomes: { '1050': terminated },
+				outcomes: { '1050': outcome },
 				enqueued: { '1050': 'qd-1201' },
 				lost: { [AUTO_REPLY]: ['qd-1201'] },
-			}).excused.map((e) => [e.executionId, e.message]),
-		).toEqual([['1050', 'Connection terminated']]);
+			}).excused.map((e) => [e.executionId, e.message]);
+		expect(judged(terminated)).toEqual([['1050', 'Connection terminated']]);
 		// pg's other text, for a connection the server dropped, is not the close: not excused.
 		const dropped = {
 			...terminated,
 			error: { ...terminated.error, message: 'Connection terminated unexpectedly' },
 		};
-		expect(
-			judgeFailedRuns({
-				runs: [{ id: '1050', workflowId: AUTO_REPLY, status: 'error' }],
-				workerLogs: [log],
-				outcomes: { '1050': dropped },
-				enqueued: { '1050': 'qd-1201' },
-				lost: { [AUTO_REPLY]: ['qd-1201'] },
-			}).excused,
-		).toEqual([]);
+		expect(judged(dropped)).toEqual([]);
 	});
 
 	test('a job processor failure before SIGTERM is not excused', () => {
