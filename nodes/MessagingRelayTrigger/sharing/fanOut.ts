@@ -7,9 +7,11 @@ import {
 	failedHandoff,
 	isSetAside,
 	missedEvent,
+	setAsideIfDue,
 	setAsideLimits,
 	tookHandoff,
 } from './memberHealth';
+import { warnSetAside } from './setAsideNotice';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
 import { allMembers, parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
@@ -65,8 +67,13 @@ export async function fanOut(
 	const targets = allMembers(registration);
 	if (targets.length === 0 && holderLedger.isEmpty(context, state)) return NOTHING_SHARED;
 	const ownPath = registration.holderPath;
+	const arrivedAt = Date.now();
 	// Verdicts of its own runs that came after their request's save (ownRuns.ts).
 	if (targets.length > 0) carryToStaticData(context, state, ownPath);
+	// The bound is decided at arrival too, not only at a failure's verdict (memberHealth.ts).
+	for (const path of targets.length > 0 ? [...targets, ownPath] : [])
+		if (setAsideIfDue(context, state, path, arrivedAt))
+			warnSetAside(context.logger, path, path === ownPath);
 
 	const earlier = holderLedger.find(context, state, id);
 	const alreadyRan = new Set(earlier?.ran ?? []);
@@ -115,17 +122,13 @@ export async function fanOut(
 					`Messaging Relay Trigger: its own run of event ${event.missedId} outlasted the offer to it while set aside: not counted as missed; its execution shows how it ended.`,
 				);
 		} else if (answer.kind === 'unavailable') {
-			const health = failedHandoff(context, state, path);
+			const health = failedHandoff(context, state, path, Date.now(), arrivedAt);
 			if (!health.setAside) {
 				failed.push(path);
 				return;
 			}
 			missedEvent(context, state, path, id, event);
-			if (health.justNow) {
-				context.logger.warn(
-					`Messaging Relay Trigger: the trigger at ${path} could not take events for ${Math.round(setAsideLimits.spanMs / 1000)} s (${setAsideLimits.failures} failed hand-offs); it is set aside: the service is answered without it, and what it misses is reported in its workflow.`,
-				);
-			}
+			if (health.justNow) warnSetAside(context.logger, path, false);
 		} else if (answer.kind === 'stranger') {
 			context.logger.warn(
 				`Messaging Relay Trigger: the trigger at ${toSend[i]} refused a forwarded event (HTTP ${answer.statusCode}); it uses another API key or another n8n. It is skipped.`,

@@ -123,17 +123,20 @@ export function tookHandoff(
 /**
  * A hand-off to the member failed after its tries. Returns whether the member is (now) set aside:
  * then the event counts as missed for it (`missedEvent`), not as a reason to answer 503.
+ * `startedAt`: when the failed attempt's delivery arrived; the span is measured from the first
+ * failed attempt's arrival, since a verdict can come seconds after its request under load.
  */
 export function failedHandoff(
 	context: ListenerContext,
 	state: WebhookState,
 	path: string,
 	now = Date.now(),
+	startedAt = now,
 ): { setAside: boolean; justNow: boolean } {
 	const record = read(context, state, path) ?? { changedAt: now, failures: 0 };
 	if (record.setAsideAt !== undefined) return { setAside: true, justNow: false };
 	const failures = record.failures + 1;
-	const since = record.failures > 0 && record.since !== undefined ? record.since : now;
+	const since = record.failures > 0 && record.since !== undefined ? record.since : startedAt;
 	const setAside = failures >= setAsideLimits.failures && now - since >= setAsideLimits.spanMs;
 	write(context, state, path, {
 		...record,
@@ -143,6 +146,32 @@ export function failedHandoff(
 		...(setAside ? { setAsideAt: now } : {}),
 	});
 	return { setAside, justNow: setAside };
+}
+
+/**
+ * The bound decided when a delivery arrives: a member that has failed the bound's hand-offs, the
+ * first of them the span ago, with none taken since, is set aside now, before this event's attempt
+ * can fail once more. Deciding only at a failure's verdict let an attempt that arrived just after
+ * the bound run and fail when no verdict came in between (n8n busy). Returns whether it was set
+ * aside just now. It is still offered each event once (`offerTimeoutMs`), and taken back at once.
+ */
+export function setAsideIfDue(
+	context: ListenerContext,
+	state: WebhookState,
+	path: string,
+	now = Date.now(),
+): boolean {
+	const record = read(context, state, path);
+	if (!record || record.setAsideAt !== undefined || record.since === undefined) return false;
+	if (record.failures < setAsideLimits.failures) return false;
+	if (now - record.since < setAsideLimits.spanMs) return false;
+	write(context, state, path, {
+		...record,
+		setAsideAt: now,
+		// Newer than the copy it decides on, even when another process's clock ran ahead.
+		changedAt: Math.max(record.changedAt + 1, now),
+	});
+	return true;
 }
 
 /**

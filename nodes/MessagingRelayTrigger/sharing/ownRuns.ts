@@ -1,7 +1,8 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
 import type { AnswerEvents } from './deliveryLedger';
-import { failedHandoff, setAsideLimits, tookHandoff } from './memberHealth';
+import { failedHandoff, tookHandoff } from './memberHealth';
+import { warnSetAside } from './setAsideNotice';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /**
@@ -13,6 +14,7 @@ import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
  */
 export function watchOwnRun(context: IWebhookFunctions, state: WebhookState, ownPath: string) {
 	const response = context.getResponseObject() as unknown as AnswerEvents;
+	const startedAt = Date.now();
 	let settled = false;
 	const settle = () => {
 		if (settled) return;
@@ -24,11 +26,8 @@ export function watchOwnRun(context: IWebhookFunctions, state: WebhookState, own
 			return;
 		}
 		if (response.statusCode < 500) return;
-		if (failedHandoff(context, state, ownPath).justNow) {
-			context.logger.warn(
-				`Messaging Relay Trigger: this workflow's executions failed for ${Math.round(setAsideLimits.spanMs / 1000)} s (${setAsideLimits.failures} or more failed runs) while it holds the account's shared webhook; it is set aside: the service is answered without waiting for its runs, each event is still offered to it once, and what it misses is reported in its workflow.`,
-			);
-		}
+		if (failedHandoff(context, state, ownPath, Date.now(), startedAt).justNow)
+			warnSetAside(context.logger, ownPath, true);
 	};
 	response.once('finish', settle);
 	response.once('close', settle);

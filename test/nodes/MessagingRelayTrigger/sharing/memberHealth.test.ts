@@ -10,6 +10,7 @@ import {
 	isSetAside,
 	missedEvent,
 	missedSummary,
+	setAsideIfDue,
 	setAsideLimits,
 	tookHandoff,
 } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
@@ -258,6 +259,67 @@ describe('each rule at its edge (one member, the clock in the test)', () => {
 			justNow: false,
 		});
 		expect(state.members![MEMBER]).toMatchObject({ failures: 3, since: T, changedAt: T + 2 });
+	});
+
+	test("the span starts at the first failed attempt's arrival, not at its verdict", () => {
+		const context = listener();
+		const state: WebhookState = {};
+		// The verdict came 5 s after the delivery that started the run.
+		failedHandoff(context, state, MEMBER, T + 5_000, T);
+		failedHandoff(context, state, MEMBER, T + 60_000, T + 55_000);
+		expect(state.members![MEMBER]).toMatchObject({ since: T, changedAt: T + 60_000 });
+		expect(failedHandoff(context, state, MEMBER, T + 2 * MINUTE, T + 2 * MINUTE - 3_000)).toEqual({
+			setAside: true,
+			justNow: true,
+		});
+	});
+
+	test("set aside at a delivery's arrival once the bound is met, before that attempt fails; not a moment sooner", () => {
+		const context = listener();
+		const state: WebhookState = {};
+		expect(setAsideIfDue(context, state, MEMBER, T + 10 * MINUTE)).toBe(false);
+		failedHandoff(context, state, MEMBER, T);
+		failedHandoff(context, state, MEMBER, T + 1_000);
+		// Two failures over any time are not enough.
+		expect(setAsideIfDue(context, state, MEMBER, T + 10 * MINUTE)).toBe(false);
+		failedHandoff(context, state, MEMBER, T + 2_000);
+		expect(setAsideIfDue(context, state, MEMBER, T + 2 * MINUTE - 1)).toBe(false);
+		expect(isSetAside(context, state, MEMBER)).toBe(false);
+		expect(setAsideIfDue(context, state, MEMBER, T + 2 * MINUTE)).toBe(true);
+		expect(isSetAside(context, state, MEMBER)).toBe(true);
+		expect(state.members![MEMBER]).toMatchObject({
+			failures: 3,
+			since: T,
+			setAsideAt: T + 2 * MINUTE,
+			changedAt: T + 2 * MINUTE,
+		});
+		// Already set aside: not again, and the failure that follows is a miss, not news.
+		expect(setAsideIfDue(context, state, MEMBER, T + 3 * MINUTE)).toBe(false);
+		expect(failedHandoff(context, state, MEMBER, T + 3 * MINUTE)).toEqual({
+			setAside: true,
+			justNow: false,
+		});
+		// A hand-off taken clears it; the bound starts over.
+		tookHandoff(context, state, MEMBER, T + 4 * MINUTE);
+		expect(setAsideIfDue(context, state, MEMBER, T + 10 * MINUTE)).toBe(false);
+	});
+
+	test('a set-aside at arrival is newer than the copy it was decided on, whatever the clocks say', () => {
+		const context = listener();
+		// Another process wrote the record with a clock ahead of this one.
+		const state: WebhookState = {
+			members: { [MEMBER]: { changedAt: T + 5 * MINUTE, failures: 3, since: T } },
+		};
+		expect(setAsideIfDue(context, state, MEMBER, T + 3 * MINUTE)).toBe(true);
+		expect(state.members![MEMBER]).toMatchObject({
+			setAsideAt: T + 3 * MINUTE,
+			changedAt: T + 5 * MINUTE + 1,
+		});
+		expect(isSetAside(listener(), state, MEMBER)).toBe(true);
+		// A record with failures but no start of them (written by hand, or damaged) sets nothing aside.
+		const undated: WebhookState = { members: { [MEMBER]: { changedAt: T, failures: 5 } } };
+		expect(setAsideIfDue(listener(), undated, MEMBER, T + 60 * MINUTE)).toBe(false);
+		expect(undated.members![MEMBER].setAsideAt).toBeUndefined();
 	});
 
 	test('a member taking a hand-off: written only if it was failing or set aside, and then cleared', () => {
