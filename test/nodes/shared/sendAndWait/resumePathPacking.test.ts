@@ -138,3 +138,76 @@ test("kept whole: a path whose fields differ from the row (a wait ended early), 
 	])
 		expect(packResumePath('7', other, fields)).toBe(other);
 });
+
+/**
+ * The packed forms themselves, written out by hand: the round trip above holds for any packer (a
+ * packer that never packs passes it, since packResumePath falls back to the whole path), so these
+ * fix what is kept (issue 42: an independent oracle).
+ */
+describe('the packed form, byte for byte', () => {
+	const fields = { chat: '4917600000001@c.us', channelId: 'num_main', since: 1, until: 2 };
+	const query = 'chat=4917600000001%40c.us&relay-wait=v1&channel=num_main&since=1&until=2';
+	const signature = '0123456789abcdef'.repeat(4);
+	// The 32 bytes of the signature, and the 16 of the UUID below, in base64url.
+	const signature64 = 'ASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4mrze8';
+	const uuid = '4e0d1f5a-2b7c-4a4e-9f3e-8c1d2e3f4a5b';
+	const uuid64 = 'Tg0fWit8Sk6fPowdLj9KWw';
+
+	test.each([
+		[
+			"n8n's default prefix and a UUID node id: no prefix, the node id as 22 characters",
+			`/webhook-waiting/7/${uuid}?${query}&signature=${signature}`,
+			`~~*${uuid64}~${signature64}`,
+		],
+		[
+			'another prefix (N8N_ENDPOINT_WEBHOOK_WAIT) is kept; a node id that is not a UUID as it is',
+			`/custom-wait/7/ask?${query}&signature=${signature}`,
+			`~/custom-wait~ask~${signature64}`,
+		],
+		[
+			'a node id that only contains a UUID is not one',
+			`/webhook-waiting/7/x${uuid}?${query}&signature=${signature}`,
+			`~~x${uuid}~${signature64}`,
+		],
+		[
+			'an upper-case UUID is not the lower-case one n8n makes',
+			`/webhook-waiting/7/${uuid.toUpperCase()}?${query}&signature=${signature}`,
+			`~~${uuid.toUpperCase()}~${signature64}`,
+		],
+		[
+			'a UUID with a group one digit short is not one',
+			`/webhook-waiting/7/${uuid.slice(0, -1)}?${query}&signature=${signature}`,
+			`~~${uuid.slice(0, -1)}~${signature64}`,
+		],
+	])('%s', (_, path, packed) => {
+		expect(packResumePath('7', path, fields)).toBe(packed);
+		expect(unpackResumePath('7', packed, fields)).toBe(path);
+		expect(isPacked(packed)).toBe(true);
+	});
+
+	// Each group of the UUID one character long, or of letters that are not hex digits, and one
+	// digit too many at the end: none is a UUID, so each is kept as it is.
+	const groups = uuid.split('-');
+	const shapes = [
+		...groups.map((_, i) => groups.map((g, j) => (j === i ? g[0] : g)).join('-')),
+		...groups.map((_, i) => groups.map((g, j) => (j === i ? 'g'.repeat(g.length) : g)).join('-')),
+		`${uuid}0`,
+	];
+	test.each(shapes.map((node) => [node]))(
+		'a node id %s in the shape of a UUID but not one is kept as it is',
+		(node) => {
+			const path = `/webhook-waiting/7/${node}?${query}&signature=${signature}`;
+			expect(packResumePath('7', path, fields)).toBe(`~~${node}~${signature64}`);
+		},
+	);
+
+	test('a stored whole path comes back as it is, even with "~" inside; a packed form missing a part too', () => {
+		const whole = `/webhook-waiting/7/ask?chat=a~b~c&signature=${signature}`;
+		expect(unpackResumePath('7', whole, fields)).toBe(whole);
+		expect(unpackResumePath('7', '~only-a-prefix', fields)).toBe('~only-a-prefix');
+		expect(unpackResumePath('7', '~~ask', fields)).toBe('~~ask');
+		expect(isPacked(whole)).toBe(false);
+		expect(isPacked(`~~ask~${signature64}x`)).toBe(false);
+		expect(isPacked(`x~~ask~${signature64}`)).toBe(false);
+	});
+});
