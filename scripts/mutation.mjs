@@ -1,156 +1,151 @@
-// `npm run test:mutation`: StrykerJS on the code that guards events and secrets, one run per group of
-// test/mutation/groups.mjs (each with its own fast unit tests), then the score of every file, which
-// must be at least 85 % (CONTRIBUTING.md, "Mutation score"). Stryker's own `thresholds.break` applies
-// to the total only, hence this check per file of reports/mutation/mutation.json.
+// `npm run test:mutation`: StrykerJS on the code where the state, routing, secrets and the judges'
+// rules live, one run per group of test/mutation/groups.mjs (each with its own fast unit tests),
+// judged by scripts/mutationGate.cjs against the committed record, test/mutation/report.json:
+// every file at 85 % or more (CONTRIBUTING.md, "Mutation score").
 //
-//   npm run test:mutation                     every guarded file
-//   npm run test:mutation -- --changed        only the guarded files whose text differs from the one
-//                                             measured (test/mutation/baseline.json; none: exits 0)
-//   ... -- --files a.ts,b.ts                  only these guarded files
-//   ... -- --record-baseline                  after a run that passed: its files' text is the baseline
-//   npm run test:mutation -- --group secrets  one group
-//   npm run test:mutation -- --check          only the per-file check of the last reports
+//   npm run test:mutation -- --changed   measure the files the record does not cover as they are
+//                                        now (new, changed, or a test that killed their mutants
+//                                        changed or left their group); none: exits 0 in a second
+//   npm run test:mutation                measure every guarded file
+//   ... -- --files a.ts,b.ts             only these guarded files
+//   ... -- --group secrets               one group
+//   ... -- --record                      after a run that passed: write its files into the record
+//   ... -- --from-reports g1,g2          take the files from StrykerJS reports already in
+//                                        reports/mutation/ (g1.json …) instead of running it
+//   npm run test:mutation -- --check     only judge the record against the tree (no StrykerJS)
+// The gate refuses, whatever is measured: a record whose counts are not its mutants', a hash edited
+// to match a file its mutants are not in, a file with no mutant that counts, a source file in a
+// watched folder that is neither guarded nor exempted.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-import { allFiles, groupOf, groups } from '../test/mutation/groups.mjs';
+import mutationGate from './mutationGate.cjs';
+import { allFiles, exempt, groupOf, groups, watchedFolders } from '../test/mutation/groups.mjs';
+
+const { entryOf, judge, MINIMUM, unlisted } = mutationGate;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const reports = join(root, 'reports', 'mutation');
-const MINIMUM = 85;
+const RECORD = join(root, 'test/mutation/report.json');
 
 const args = process.argv.slice(2);
 const option = (name) => {
 	const at = args.indexOf(name);
 	return at === -1 ? undefined : args[at + 1];
 };
-const known = new Set([
-	'--changed',
-	'--group',
-	'--check',
-	'--record-baseline',
-	'--files',
-	option('--group'),
-	option('--files'),
-]);
+const flags = ['--changed', '--check', '--record', '--group', '--files', '--from-reports'];
+const known = new Set([...flags, option('--group'), option('--files'), option('--from-reports')]);
 const unknown = args.filter((a) => !known.has(a));
 if (unknown.length) fail(`unknown argument ${unknown.join(' ')}`);
 
-/** The groups to run, each with the files to mutate. */
-function plan() {
+function readRecord() {
+	try {
+		return JSON.parse(readFileSync(RECORD, 'utf8'));
+	} catch {
+		return { tool: '', files: {} };
+	}
+}
+
+/** Refusals no measurement can mend, and the files to measure. */
+function gate(record) {
+	const verdict = judge({ root, record, groups });
+	const loose = unlisted({ root, folders: watchedFolders, guarded: allFiles, exempt });
+	for (const file of loose)
+		verdict.refused.push(
+			`${file}: neither guarded nor exempted with a reason (test/mutation/groups.mjs)`,
+		);
+	for (const file of Object.keys(exempt))
+		if (allFiles.includes(file)) verdict.refused.push(`${file}: both guarded and exempted`);
+	// The checker's program must hold every guarded file, or StrykerJS stops at its first mutant.
+	const checked = readFileSync(join(root, 'test/mutation/tsconfig.json'), 'utf8');
+	for (const file of allFiles)
+		if (!checked.includes(`"../../${file}"`))
+			verdict.refused.push(`${file}: not in test/mutation/tsconfig.json's files`);
+	return verdict;
+}
+
+function printRows(rows) {
+	console.log('\nfile | killed | timed out | survived | no coverage | counted | score');
+	for (const r of rows)
+		console.log(
+			`${r.file} | ${r.killed} | ${r.timedOut} | ${r.survived} | ${r.noCoverage} | ${r.counted} | ${r.score} %`,
+		);
+}
+
+/** The files of this run: named, or a group's, or all; with --changed, only those to measure. */
+function chosenFiles(stale) {
 	const only = option('--group');
 	if (only !== undefined && !(only in groups)) fail(`unknown group ${only}`);
 	let files = only ? groups[only].mutate : allFiles;
 	const named = option('--files')?.split(',');
 	if (named) {
-		const unknownFiles = named.filter((f) => !allFiles.includes(f));
-		if (unknownFiles.length) fail(`not a guarded file: ${unknownFiles.join(', ')}`);
+		const notGuarded = named.filter((f) => !allFiles.includes(f));
+		if (notGuarded.length) fail(`not a guarded file: ${notGuarded.join(', ')}`);
 		files = files.filter((f) => named.includes(f));
 	}
 	if (args.includes('--changed')) {
-		// By content, not by git history: CI's clone may be shallow, and a file is re-measured
-		// exactly when its text differs from the text whose score was measured.
-		const baseline = readBaseline();
-		files = files.filter((f) => baseline.sha256[f] !== sha256Of(f));
-		console.log(
-			`Guarded files changed since their score was measured (${baseline.measured}): ${files.length ? files.join(', ') : 'none'}`,
-		);
+		const toMeasure = new Set(stale.map((s) => s.file));
+		files = files.filter((f) => toMeasure.has(f));
 	}
-	return Object.keys(groups)
-		.map((name) => ({ name, files: files.filter((f) => groupOf(f) === name) }))
-		.filter((g) => g.files.length > 0);
+	return files;
 }
 
-function run(group) {
+function runStryker(group, files) {
 	const started = Date.now();
 	const result = spawnSync('npx', ['stryker', 'run'], {
 		cwd: root,
 		stdio: 'inherit',
-		env: { ...process.env, MUTATION_GROUP: group.name, MUTATION_FILES: group.files.join(',') },
+		env: { ...process.env, MUTATION_GROUP: group, MUTATION_FILES: files.join(',') },
 	});
-	const seconds = Math.round((Date.now() - started) / 1000);
-	if (result.status !== 0)
-		fail(`stryker run for the group ${group.name} failed (${result.status})`);
-	return seconds;
+	if (result.status !== 0) fail(`stryker run for the group ${group} failed (${result.status})`);
+	console.log(`group ${group}: ${Math.round((Date.now() - started) / 1000)} s`);
 }
 
-/** Stryker's score: detected (killed, timed out) of the valid mutants (not the ones that do not compile). */
-function scores(report) {
-	return Object.entries(report.files).map(([file, { mutants }]) => {
-		const count = (status) => mutants.filter((m) => m.status === status).length;
-		const row = {
+/** The record's entries of `files` from StrykerJS's JSON report of their group. */
+function entriesFrom(reportName, files) {
+	const report = JSON.parse(readFileSync(join(reports, `${reportName}.json`), 'utf8'));
+	const testFileOf = new Map();
+	const testSource = new Map();
+	for (const [path, testFile] of Object.entries(report.testFiles ?? {})) {
+		const rel = path.startsWith('/') ? relative(root, path) : path;
+		testSource.set(rel, testFile.source);
+		for (const test of testFile.tests) testFileOf.set(test.id, rel);
+	}
+	const measured = new Date().toISOString().slice(0, 10);
+	return Object.fromEntries(
+		files.map((file) => {
+			const strykerFile = report.files[file];
+			if (!strykerFile) fail(`the report ${reportName}.json has no ${file}`);
+			if (strykerFile.source !== readFileSync(join(root, file), 'utf8'))
+				fail(`the report ${reportName}.json measured another text of ${file}: measure it again`);
+			const entry = entryOf(
+				file,
+				strykerFile,
+				(id) => testFileOf.get(id) ?? fail(`test ${id} of ${reportName}.json has no file`),
+				(test) => testSource.get(test) ?? readFileSync(join(root, test), 'utf8'),
+				measured,
+			);
+			return [file, entry];
+		}),
+	);
+}
+
+/** The record as JSON with one mutant per line: a re-measure's diff shows which mutants changed. */
+function serialize(value) {
+	const lines = [];
+	const files = Object.fromEntries(
+		Object.entries(value.files).map(([file, entry]) => [
 			file,
-			killed: count('Killed'),
-			survived: count('Survived'),
-			noCoverage: count('NoCoverage'),
-			timeout: count('Timeout'),
-			compileError: count('CompileError'),
-			runtimeError: count('RuntimeError'),
-		};
-		row.valid = row.killed + row.survived + row.noCoverage + row.timeout;
-		row.score = row.valid === 0 ? 100 : (100 * (row.killed + row.timeout)) / row.valid;
-		return row;
-	});
-}
-
-function check(groupNames) {
-	const merged = { schemaVersion: '2', thresholds: { high: 90, low: MINIMUM }, files: {} };
-	for (const name of groupNames) {
-		let report;
-		try {
-			report = JSON.parse(readFileSync(join(reports, `${name}.json`), 'utf8'));
-		} catch {
-			if (args.includes('--check')) continue;
-			fail(`no report for the group ${name}`);
-		}
-		Object.assign(merged.files, report.files);
-		merged.schemaVersion = report.schemaVersion;
-	}
-	mkdirSync(reports, { recursive: true });
-	writeFileSync(join(reports, 'mutation.json'), JSON.stringify(merged));
-	const rows = scores(merged);
-	console.log('\nfile | killed | survived | no coverage | timeout | valid | score');
-	for (const r of rows)
-		console.log(
-			`${r.file} | ${r.killed} | ${r.survived} | ${r.noCoverage} | ${r.timeout} | ${r.valid} | ${r.score.toFixed(1)} %`,
-		);
-	const below = rows.filter((r) => r.score < MINIMUM);
-	if (below.length) fail(`below ${MINIMUM} %: ${below.map((r) => r.file).join(', ')}`);
-	console.log(`Every file at ${MINIMUM} % or more.`);
-}
-
-const BASELINE = join(root, 'test/mutation/baseline.json');
-
-/** The SHA-256 of each guarded file's text when its score was last measured at 85 % or more. */
-function readBaseline() {
-	try {
-		return JSON.parse(readFileSync(BASELINE, 'utf8'));
-	} catch {
-		fail(`cannot read ${BASELINE}: run npm run test:mutation, then -- --record-baseline`);
-	}
-}
-
-function sha256Of(file) {
-	return createHash('sha256')
-		.update(readFileSync(join(root, file)))
-		.digest('hex');
-}
-
-/** After a run that passed: the files measured now take their current text as the baseline. */
-function recordBaseline(files) {
-	let baseline = { measured: '', sha256: {} };
-	try {
-		baseline = JSON.parse(readFileSync(BASELINE, 'utf8'));
-	} catch {
-		// first record
-	}
-	for (const file of files) baseline.sha256[file] = sha256Of(file);
-	baseline.measured = new Date().toISOString().slice(0, 10);
-	writeFileSync(BASELINE, `${JSON.stringify(baseline, null, '\t')}\n`);
-	console.log(`Baseline recorded for ${files.length} file(s): ${BASELINE}`);
+			{
+				...entry,
+				mutants: entry.mutants.map((m) => `@@${lines.push(JSON.stringify(m)) - 1}@@`),
+			},
+		]),
+	);
+	const text = JSON.stringify({ ...value, files }, null, '\t');
+	return `${text.replace(/"@@(\d+)@@"/g, (_, i) => lines[Number(i)])}\n`;
 }
 
 function fail(message) {
@@ -158,18 +153,50 @@ function fail(message) {
 	process.exit(1);
 }
 
+const record = readRecord();
+const before = gate(record);
+console.log(
+	`Guarded files to measure (new, changed, or a killing test changed): ${
+		before.stale.length ? before.stale.map((s) => `${s.file} (${s.why})`).join('; ') : 'none'
+	}`,
+);
 if (args.includes('--check')) {
-	check(Object.keys(groups));
-} else {
-	const groupsToRun = plan();
-	if (groupsToRun.length === 0) {
-		console.log('No guarded file to mutate: nothing to do.');
-		process.exit(0);
-	}
-	const started = Date.now();
-	const times = groupsToRun.map((g) => [g.name, run(g)]);
-	for (const [name, seconds] of times) console.log(`group ${name}: ${seconds} s`);
-	console.log(`all: ${Math.round((Date.now() - started) / 1000)} s`);
-	check(groupsToRun.map((g) => g.name));
-	if (args.includes('--record-baseline')) recordBaseline(groupsToRun.flatMap((g) => g.files));
+	printRows(before.rows);
+	if (before.refused.length) fail(`refused:\n  ${before.refused.join('\n  ')}`);
+	if (before.stale.length) fail('some guarded files are not measured as they are now');
+	console.log(`Every guarded file measured as it is, at ${MINIMUM} % or more.`);
+	process.exit(0);
 }
+
+const files = chosenFiles(before.stale);
+const fromReports = option('--from-reports')?.split(',');
+const measured = { ...record, files: { ...record.files } };
+for (const group of Object.keys(groups)) {
+	const ofGroup = files.filter((f) => groupOf(f) === group);
+	if (ofGroup.length === 0) continue;
+	if (fromReports) {
+		const source =
+			fromReports.find((name) => name === group) ?? fail(`no report named for ${group}`);
+		Object.assign(measured.files, entriesFrom(source, ofGroup));
+	} else {
+		runStryker(group, ofGroup);
+		Object.assign(measured.files, entriesFrom(group, ofGroup));
+	}
+}
+const after = gate(measured);
+printRows(after.rows);
+if (after.refused.length) fail(`refused:\n  ${after.refused.join('\n  ')}`);
+if (args.includes('--record')) {
+	measured.tool = 'StrykerJS 9.5.1 (stryker.config.mjs)';
+	const sorted = Object.fromEntries(
+		allFiles.filter((f) => measured.files[f]).map((f) => [f, measured.files[f]]),
+	);
+	writeFileSync(RECORD, serialize({ ...measured, files: sorted }));
+	console.log(`Recorded ${files.length} file(s) in ${relative(root, RECORD)}.`);
+}
+if (after.stale.length && !args.includes('--changed') && files.length === 0)
+	console.log('Nothing measured.');
+const unmeasured = after.stale.filter((s) => !files.includes(s.file));
+if (args.includes('--changed') && unmeasured.length)
+	fail(`still not measured: ${unmeasured.map((s) => s.file).join(', ')}`);
+console.log(`Every file measured at ${MINIMUM} % or more.`);
