@@ -20,6 +20,7 @@ import {
 	relayCredential,
 	simRequests,
 	simulator,
+	executionsSettled,
 } from '../support/e2e';
 import { exampleForSimulator } from '../support/examples';
 
@@ -139,13 +140,16 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 		const deliveries = [];
 		for (const text of ['hi', 'we are 4 people', 'tonight at 8?']) {
 			deliveries.push(deliverToAccount(inbound(text, chat)));
+			// Paces the sender only: 400 ms apart, well inside the example's 3 s quiet time.
 			await sleep(400);
 		}
 		const answers = await Promise.all(deliveries);
 		expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
 
 		const sent = await waitForReplies(since, 1);
-		await sleep(1500); // nothing else may follow
+		// Every delivery was answered, so every run they start exists; once all have ended, nothing
+		// else can be sent.
+		await executionsSettled([workflowId]);
 		expect(await sentSince(since)).toHaveLength(1);
 		expect(sent[0]).toEqual({
 			channelId: 'num_main',
@@ -200,7 +204,7 @@ describe('trigger → AI Agent (OpenAI Chat Model + Simple Memory) → Reply, no
 			to: taken,
 			text: '*Answer 1* to: And a table for tomorrow?',
 		});
-		await sleep(1500);
+		await executionsSettled([workflowId]);
 		expect(await sentSince(since)).toHaveLength(2);
 		// The model was asked twice: never for the message that came while the chat was paused.
 		expect(

@@ -164,6 +164,7 @@ test('SIGKILL twice mid-soak: every 2xx-acknowledged event ran in every workflow
 	}> = [];
 	const killing = (async () => {
 		for (const [k, offset] of KILLS_AT_MS.entries()) {
+			// Paces the kill (not before its point in the sending, KILLS_AT_MS); decides no verdict.
 			await sleep(Math.max(0, start + offset - Date.now()));
 			await waitUntil(
 				`a run of the soak's workflows in flight for kill ${k + 1} to cut`,

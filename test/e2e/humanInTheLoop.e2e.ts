@@ -7,7 +7,6 @@
  * The chat model is the loopback stand-in (test/fixtures/openai-standin.ts), which calls the one
  * tool it is offered, then answers.
  */
-import { sleep } from 'n8n-workflow';
 
 import { receivedIn } from '../fixtures/events';
 import { startOpenAiStandIn, type OpenAiStandIn } from '../fixtures/openai-standin';
@@ -21,6 +20,7 @@ import {
 	report,
 	simRequests,
 	simulator,
+	executionsSettled,
 } from '../support/e2e';
 import { exampleForSimulator } from '../support/examples';
 import { deliver } from '../support/deliver';
@@ -141,7 +141,8 @@ test.each([
 				: undefined;
 		}, 60_000);
 		expect(done.map((e) => e.status)).toEqual(['success']);
-		await sleep(1_000);
+		await executionsSettled([workflowId]);
+		expect((await executions(workflowId)).map((e) => e.status)).toEqual(['success']);
 		const toCustomer = await sentTo(customer, since);
 		if (runs) expect(toCustomer).toEqual([REFUND_NOTE, expect.stringContaining('Answer')]);
 		else {

@@ -159,7 +159,8 @@ test('Webhook Managed Elsewhere: a Webhook Secret edited in n8n retires the old 
 	expect(saved.status).toBe(200);
 	const editedAt = Date.now();
 
-	// Nothing arrives until the bound has passed; then the old secret is refused.
+	// Nothing arrives until the bound has passed; then the old secret is refused. The bound is
+	// what is tested: the secret is reread only at a delivery after it, so nothing signals first.
 	await sleep(managedSecretPolicy.rereadAfterMs + 250 - (Date.now() - editedAt));
 	expect(await statusWith(oldSecret)).toBe(401);
 	// The new secret works at once, and the old one stays refused after it.

@@ -5,7 +5,6 @@
  * answer reaches the account's trigger, which offers it to the waiting run at n8n's resume URL.
  */
 import type { IDataObject } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { waitsInStaticData } from '../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../nodes/shared/sharedWebhook/webhookState';
@@ -28,6 +27,7 @@ import {
 	stackInfo,
 	triggerWorkflow,
 	viaBalancer,
+	executionsSettled,
 } from '../support/e2e';
 import { exampleForSimulator } from '../support/examples';
 import { deliver } from '../support/deliver';
@@ -124,8 +124,9 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 			const list = await executions(workflowId);
 			return list.length >= 1 && list.every((e) => e.status === 'success') ? list : undefined;
 		}, 30_000);
+		await executionsSettled([workflowId]);
+		expect(await executions(workflowId)).toHaveLength(1);
 		expect(runs).toHaveLength(1);
-		await sleep(1_000);
 		expect(await sentTo(chat, since)).toHaveLength(2);
 		// The only run in its chat recorded its wait once, without the question's id; the run's
 		// output still names its question (from the run's own custom data).
@@ -182,7 +183,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 			body: JSON.stringify({ event: receivedIn(chat, { text: '1' }) }),
 		});
 		expect(forged.status).toBe(401);
-		await sleep(1_000);
+		await executionsSettled([workflowId]);
 		expect(await sentTo(chat, since)).toEqual([QUESTION]);
 
 		// The contact's own answer still resumes it.
@@ -285,7 +286,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 			QUESTION,
 			'Booked: see you tomorrow at 19:00!',
 		]);
-		await sleep(2_000);
+		await executionsSettled([workflowId]);
 		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
 	}, 240_000);
 
@@ -359,7 +360,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 			body: '{}',
 		});
 		const whenFinishedBody = await whenFinished.text();
-		await sleep(2_000);
+		await executionsSettled([workflowId]);
 		const attempts = answered.attempts.map((a) => a.status ?? a.outcome);
 		const questionAt = (await simRequests(since))
 			.filter((r) => r.path === '/v1/messages' && r.body.to === chat)
@@ -424,7 +425,7 @@ describe('an account with two trigger workflows published', () => {
 				QUESTION,
 				'Booked: see you tomorrow at 19:00!',
 			]);
-			await sleep(2_000);
+			await executionsSettled([workflowId, otherId]);
 			expect((await executions(otherId)).length).toBe(otherBefore);
 			expect(await sentTo(chat, since)).toHaveLength(2);
 		} finally {
@@ -636,7 +637,7 @@ describe('an account with no Messaging Relay Trigger published: the waiting run 
 					30_000,
 				),
 			).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
-			await sleep(1_000);
+			await executionsSettled([triggerId, aloneId]);
 			expect(await executions(triggerId)).toHaveLength(0);
 		} finally {
 			await api('POST', `/workflows/${triggerId}/deactivate`).catch(() => undefined);

@@ -1,5 +1,4 @@
 import type { IDataObject } from 'n8n-workflow';
-import { sleep } from 'n8n-workflow';
 
 import { sample, sampleEventTypes, futureEvent } from '../fixtures/events';
 import {
@@ -12,6 +11,7 @@ import {
 	simRequests,
 	simulator,
 	triggerWorkflow,
+	executionsSettled,
 } from '../support/e2e';
 import { deliver } from '../support/deliver';
 
@@ -72,7 +72,7 @@ describe('a published trigger workflow in the real n8n', () => {
 			received: true,
 			ignored: 'event type not selected',
 		});
-		await sleep(1500);
+		await executionsSettled([workflowId]);
 		expect((await executions(workflowId)).length).toBe(before);
 	});
 
@@ -145,7 +145,7 @@ describe('node version 2 (the default for new nodes): n8n evaluates no expressio
 		expect((await post(undefined, '{"type": "message.received",')).status).toBe(400);
 
 		const runs = await finishedExecutions(v2WorkflowId, 3);
-		await sleep(1000);
+		await executionsSettled([v2WorkflowId]);
 		expect(await executions(v2WorkflowId)).toHaveLength(3);
 		expect(runs.map((e) => nodeItems(e, 'Relay Trigger')[0].messageId).sort()).toEqual([
 			'v2-json',

@@ -231,7 +231,8 @@ test('nothing changes: the next poll emits nothing', async () => {
 	for (const { account, watchWorkflowId } of [watched, moved]) {
 		const executionsBefore = (await finishedExecutions(watchWorkflowId, 1)).length;
 		await nextPoll(since, account);
-		// The poll has answered; give n8n a moment in case it were to start an execution.
+		// The poll has answered; give n8n a moment in case it were to start an execution. Absence
+		// has no signal: a poll that emits nothing saves nothing (no execution, no static data).
 		await sleep(3000);
 		const runs = await finishedExecutions(watchWorkflowId, 1);
 		expect(runs.length).toBe(executionsBefore);
