@@ -117,6 +117,10 @@ export async function receiveWaits(
 	const rewrites: Array<[string, (typeof batch.confirm)[number]]> = batch.confirm
 		.filter((_, i) => !confirmed[i])
 		.map((wait) => [waitIdOf(wait), wait]);
+	if (rewrites.length > 0)
+		context.logger.debug(
+			`Messaging Relay Trigger: ${rewrites.length} recorded wait(s) were not in the static data this request loaded (a save that carried them was lost); written again`,
+		);
 	updateWaits(
 		context,
 		state,

@@ -147,7 +147,7 @@ const MAX_REPORTED = 100;
 
 /** Where a bad row is reported: n8n's logger when the caller has one. */
 export interface TableLogger {
-	logger?: { warn(message: string, meta?: IDataObject): void };
+	logger?: { warn(message: string, meta?: IDataObject): void; debug?(message: string): void };
 }
 
 /** Every table of the account, for the repair that any request not refused makes (repairTables). */
@@ -242,13 +242,13 @@ export class AccountTable<T> {
 		// dropped the field: what this process wrote recently goes back (a stale load only costs a write).
 		if (!seen) {
 			if ([...copy.recent.values()].some((w) => now - w.at <= REPAIR_WINDOW_MS))
-				copy.unsaved = true;
+				this.lost(context, copy, 'no revision');
 			return copy;
 		}
 		// Older than what this process wrote last: a request that loaded it before that write saves (or saved)
 		// the whole static data after it (n8n saves it whole), taking the newer rows back. Written again.
 		if (copy.counter > 0 && (seen.own ? seen.counter < copy.counter : seen.at < copy.newestAt))
-			copy.unsaved = true;
+			this.lost(context, copy, 'an older revision');
 		if (seen.own || copy.foreign?.rev === rev || copy.joined.has(rev as string)) return copy;
 		const parsed = new Map<string, Held<T>>();
 		for (const [id, row, line] of this.unpack(context, state[this.shape.rowsField])) {
@@ -275,11 +275,28 @@ export class AccountTable<T> {
 		copy.foreign = { rev: rev as string, rows: parsed };
 		copy.foundation = undefined;
 		copy.newestAt = seen.at;
+		let missing = 0;
 		for (const [id, write] of copy.recent) {
 			if (now - write.at > REPAIR_WINDOW_MS) copy.recent.delete(id);
-			else if (this.put(copy, id, write.row)) copy.unsaved = true;
+			else if (this.put(copy, id, write.row)) missing += 1;
 		}
+		if (missing > 0)
+			this.lost(context, copy, `another process's revision without ${missing} row(s)`);
 		return copy;
+	}
+
+	/**
+	 * The loaded static data lacks what this process wrote recently: a save that carried it was lost
+	 * (or is not made yet). The view is written again at the next write or repair. Said at debug
+	 * level, when first seen: the two-webhook-process suite counts these to show it met lost saves.
+	 */
+	private lost(context: TableLogger, copy: ProcessCopy<T>, found: string) {
+		// Said once per loss: the write that follows in the same request finds it again.
+		if (copy.unsaved) return;
+		copy.unsaved = true;
+		context.logger?.debug?.(
+			`Messaging Relay: static data this request loaded lacks ${this.shape.rowsField} this process wrote (${found}); written again`,
+		);
 	}
 
 	private *unpack(context: TableLogger, packed: unknown): Generator<[string, T, string]> {

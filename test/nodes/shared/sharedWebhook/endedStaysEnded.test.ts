@@ -138,3 +138,63 @@ test('a chat resumed from a workflow stays resumed after the day its ended pause
 	).toBeUndefined();
 	expect(a.pausesInStaticData(load(saved))[CHAT]).toBeUndefined();
 });
+
+/** A listener whose n8n logger keeps what it is told at debug level. */
+function debugLogged() {
+	const debug: string[] = [];
+	const logged = {
+		...listener,
+		logger: { warn: () => undefined, debug: (m: string) => debug.push(m) },
+	};
+	return { debug, logged };
+}
+
+/** A wait of run `executionId` in CHAT, for an hour from T. */
+const waitOf = (executionId: string) => ({
+	executionId,
+	resumePath: `/webhook-waiting/${executionId}/ask?x=1`,
+	chat: CHAT,
+	channelId: 'num_main',
+	since: T,
+	until: T + HOUR,
+});
+
+test("a save of one process that another process's save dropped is said at debug level, with the table, and written again", () => {
+	const [a, b] = [runsOf(), runsOf()];
+	const { debug, logged } = debugLogged();
+	// Both load the same static data; B's save lands after A's and drops A's wait.
+	const saved = JSON.stringify(load('{}'));
+	const [forA, forB] = [load(saved), load(saved)];
+	a.recordWait(logged, forA, waitOf('1'), T);
+	b.recordWait(logged, forB, waitOf('2'), T + 1);
+	expect(debug).toEqual([]);
+	const afterB = load(JSON.stringify(forB));
+	// A's next request loads B's save: its wait is missing, said once, and written back.
+	expect(a.repairWaits(logged, afterB, T + 2)).toBe(true);
+	expect(debug).toEqual([
+		"Messaging Relay: static data this request loaded lacks waitRows this process wrote (another process's revision without 1 row(s)); written again",
+	]);
+	expect(
+		Object.values(a.waitsInStaticData(afterB))
+			.map((w) => w.executionId)
+			.sort(),
+	).toEqual(['1', '2']);
+});
+
+test('a load without the table, or with an older revision of this process, is said with what was found', () => {
+	const a = runsOf();
+	const { debug, logged } = debugLogged();
+	const first = load('{}');
+	a.recordWait(logged, first, waitOf('1'), T);
+	const afterFirst = JSON.stringify(first);
+	const second = load(afterFirst);
+	a.recordWait(logged, second, waitOf('2'), T + 1);
+	// A request that loaded before the second write: this process's own older revision.
+	expect(a.repairWaits(logged, load(afterFirst), T + 2)).toBe(true);
+	// Static data saved whole without the table (the field dropped): no revision at all.
+	expect(a.repairWaits(logged, load('{}'), T + 3)).toBe(true);
+	expect(debug.map((m) => /\(([^)]*)\)/.exec(m)?.[1])).toEqual([
+		'an older revision',
+		'no revision',
+	]);
+});
