@@ -25,6 +25,7 @@ import {
 	deployment,
 	enqueuedBy,
 	executions,
+	readLog,
 	sql,
 	type ExecutionRow,
 } from '../../support/stack/queue/running';
@@ -77,6 +78,24 @@ function answerIn(executionId: string): string | null {
 		`select substring(data from 'answer from ([0-9]+@c.us)') from execution_data where "executionId" = ${Number(executionId)}`,
 	);
 	return row?.[0] ? row[0] : null;
+}
+
+/**
+ * What the webhook processes logged about lost saves (at debug level, globalSetup.ts): a table's
+ * rows that this process wrote missing from the static data a later request loaded (accountTable.ts,
+ * then written again), and waits a Send and Wait's confirm did not find (receiveWaits.ts, written
+ * again). The run must meet some: otherwise it did not test the defences against them.
+ */
+function lostSaves() {
+	const logs = ['webhook', 'webhook2'].map((name) => readLog(name)).join('\n');
+	const count = (pattern: RegExp) =>
+		[...logs.matchAll(pattern)].reduce((n, m) => n + Number(m[1] ?? 1), 0);
+	return {
+		tableRowsMissing: count(/Messaging Relay: static data this request loaded lacks/g),
+		waitsNotConfirmed: count(
+			/Messaging Relay Trigger: (\d+) recorded wait\(s\) were not in the static data/g,
+		),
+	};
 }
 
 /** The contact whose answer to the follow-up question an execution's data holds, if any. */
@@ -266,13 +285,17 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 				webhook: enqueuedBy('webhook').length,
 				webhook2: enqueuedBy('webhook2').length,
 			},
+			lostSaves: lostSaves(),
 			answersTookMs: Date.now() - askedAt,
 			totalMs: Date.now() - started,
 		};
 		report('two webhook processes', figures);
 
-		// Both webhook processes took part (each enqueued runs).
+		// Both webhook processes took part (each enqueued runs), and the run met lost saves.
 		expect(figures.enqueuedByProcess.webhook).toBeGreaterThan(0);
+		expect(
+			figures.lostSaves.tableRowsMissing + figures.lostSaves.waitsNotConfirmed,
+		).toBeGreaterThan(0);
 		expect(figures.enqueuedByProcess.webhook2).toBeGreaterThan(0);
 		// Lost 0, run twice 0.
 		expect(figures.notSucceeded).toEqual([]);

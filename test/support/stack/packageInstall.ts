@@ -1,4 +1,4 @@
-/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
+/* eslint-disable @n8n/community-nodes/no-restricted-imports, @n8n/community-nodes/no-dangerous-functions, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test, its support or a script): n8n's rules for node code do not apply */
 /** This package as n8n gets it: built and packed as `npm publish` would ship it, installed like a community package. */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, writeFileSync } from 'node:fs';
@@ -7,8 +7,17 @@ import { join } from 'node:path';
 import { PACKAGE_NAME, repoRoot } from '../repo';
 import { cleanEnv, run, say } from './runtime';
 
-/** Builds the package and packs it into `outDir`. Returns the tarball's path. */
+/**
+ * Builds the package and packs it into `outDir`. Returns the tarball's path. RELAY_PACKAGE_TARBALL
+ * names a tarball to install instead: a variant built for a test (scripts/variants.mjs), never a
+ * switch in the shipped code.
+ */
 export function buildAndPack(outDir: string): string {
+	const variant = process.env.RELAY_PACKAGE_TARBALL;
+	if (variant) {
+		say(`installing the variant ${variant} instead of this checkout's build`);
+		return variant;
+	}
 	say('building the package (tsc, gulp build:icons)');
 	run('npm', ['run', 'build', '--silent'], {
 		cwd: repoRoot,
