@@ -434,6 +434,51 @@ describe('each rule bites', () => {
 		).toEqual(['new, but a worker started it']);
 	});
 
+	test("a run left `new` by a worker killed as it took the job: explained only by the webhook process's stalled-job line, created before a worker's kill, never started", () => {
+		// 2026-11-28: execution 3220 enqueued 13 ms before worker1's SIGKILL; Bull failed its job as
+		// stalled, the webhook process logged it (fixtures/webhook-job-stalled-never-started.log),
+		// and the row stayed `new` with no start.
+		const webhookLog = readText(
+			'test',
+			'judges',
+			'fixtures',
+			'webhook-job-stalled-never-started.log',
+		);
+		const stalledRun: KillRun = {
+			id: '3220',
+			workflowId: 'logger',
+			deliveryId: 'qd-7000057',
+			status: 'new',
+			startedAt: null,
+			createdAt: workerKill.killedAt - 13,
+		};
+		const judged = (r: KillRun, change: Partial<Parameters<typeof judgeHardKill>[0]> = {}) =>
+			judgeHardKill({
+				...input,
+				runs: [...runs, r],
+				webhookLogs: [webhookLog],
+				...change,
+			})
+				.unexplainedRuns.filter((x) => x.id === r.id)
+				.map((x) => x.why);
+		expect(judged(stalledRun)).toEqual([]);
+		const notIt = 'new, and not created before a kill of the webhook process';
+		// Without the line, or the line of another execution: not explained.
+		expect(judged(stalledRun, { webhookLogs: [] })).toEqual([notIt]);
+		expect(judged({ ...stalledRun, id: '3221' })).toEqual([notIt]);
+		// Created after the worker's kill, or started, or started by a worker: not this race.
+		expect(judged({ ...stalledRun, createdAt: workerKill.killedAt + 1 })).toEqual([notIt]);
+		expect(judged({ ...stalledRun, createdAt: null })).toEqual([notIt]);
+		expect(judged({ ...stalledRun, startedAt: workerKill.killedAt - 5 })).toEqual([notIt]);
+		expect(
+			judged(stalledRun, {
+				workerLogs: [killedLife, 'Worker started execution 3220 (job 3220)\n'],
+			}),
+		).toEqual([notIt]);
+		// A kill of the webhook process alone does not explain it either.
+		expect(judged(stalledRun, { kills: [webhookKill] })).toEqual([notIt]);
+	});
+
 	test('failures sent too long after n8n is back, or away from any kill, are reported', () => {
 		// A 503 sent 0.9 s after the webhook process was ready is the balancer's last check; one
 		// sent 1.1 s after is not (it had routed to it by then).

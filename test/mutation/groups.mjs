@@ -89,7 +89,7 @@ export const exempt = {
 	'nodes/shared/sendAndWait/waitingRunUrl.ts': HARNESS,
 	'nodes/shared/sharedWebhook/accountKey.ts': HARNESS,
 	'nodes/shared/sharedWebhook/accountTable.ts':
-		'measured 2026-11-28 with the ledgers tests: 42 of 293 killed (14 %). Its real oracle is the model test (accountStateModel.test.ts) and the tests that load one module instance per process (jest.isolateModules), which jest\'s findRelatedTests does not relate to it, and which take seconds per mutant: guarded once they fit the gate (issue 42, open)',
+		"measured 2026-11-28 with the ledgers tests: 42 of 293 killed (14 %). Its real oracle is the model test (accountStateModel.test.ts) and the tests that load one module instance per process (jest.isolateModules), which jest's findRelatedTests does not relate to it, and which take seconds per mutant: guarded once they fit the gate (issue 42, open)",
 	'nodes/shared/sharedWebhook/pauseCommand.ts':
 		'zod schema of the pause hand-off: no logic of its own',
 	'nodes/shared/sharedWebhook/peerClient.ts': HARNESS,

@@ -103,10 +103,14 @@ export function notCutByAKill(
 	outcome: StoredOutcome | undefined,
 	kills: Kill[],
 	workerLogs: string[],
+	webhookLogs: string[] = [],
 ): string | null {
 	if (outcome?.error?.node)
 		return `the node "${outcome.error.node}" failed: ${outcome.error.message}`;
-	if (run.status === 'new') return notCutBeforeEnqueue(run, kills, workerLogs);
+	if (run.status === 'new')
+		return stalledBeforeItStarted(run, kills, workerLogs, webhookLogs)
+			? null
+			: notCutBeforeEnqueue(run, kills, workerLogs);
 	const startedIn = (log: string) =>
 		new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log);
 	const kill = kills.find((k) => k.process.startsWith('worker') && startedIn(k.killedLife));
@@ -157,6 +161,35 @@ function stalledBeforeItsLogLine(
 	)
 		return false;
 	return !workerLogs.some(startedIn);
+}
+
+/**
+ * A worker killed right after it took a job and before it marked the run started: Bull fails the
+ * job as stalled, the webhook process that queued it logs "job stalled more than maxStalledCount
+ * (execution N)", and the row stays `new` with no start (seen 2026-11-28: enqueued 13 ms before
+ * the worker's kill). Explained only with that exact line, when the run was created no later than
+ * a worker's kill, and no worker's log says it started it.
+ */
+function stalledBeforeItStarted(
+	run: KillRun,
+	kills: Kill[],
+	workerLogs: string[],
+	webhookLogs: string[],
+): boolean {
+	if (run.startedAt !== null) return false;
+	const stalled = new RegExp(
+		`^job stalled more than maxStalledCount \\(execution ${run.id}\\)$`,
+		'm',
+	);
+	if (!webhookLogs.some((log) => stalled.test(log))) return false;
+	if (
+		!kills.some(
+			(k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.killedAt,
+		)
+	)
+		return false;
+	const started = new RegExp(`^Worker started execution ${run.id} \\(job`, 'm');
+	return !workerLogs.some((log) => started.test(log));
 }
 
 /**
@@ -240,12 +273,15 @@ export function judgeHardKill({
 	deliveries,
 	kills,
 	workerLogs,
+	webhookLogs = [],
 }: {
 	runs: KillRun[];
 	outcomes: Record<string, StoredOutcome>;
 	deliveries: Array<{ id: string; attempts: DeliveryAttempt[] }>;
 	kills: Kill[];
 	workerLogs: string[];
+	/** The webhook processes' logs (every life): where n8n says a job stalled. */
+	webhookLogs?: string[];
 }): HardKillVerdict {
 	const unexplainedRuns = runs
 		.filter((r) => r.status !== 'success')
@@ -254,7 +290,7 @@ export function judgeHardKill({
 			workflowId: r.workflowId,
 			deliveryId: r.deliveryId,
 			status: r.status,
-			why: notCutByAKill(r, outcomes[r.id], kills, workerLogs),
+			why: notCutByAKill(r, outcomes[r.id], kills, workerLogs, webhookLogs),
 		}))
 		.filter((r): r is typeof r & { why: string } => r.why !== null);
 

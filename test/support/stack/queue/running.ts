@@ -10,6 +10,7 @@ import { memoryMb } from '../processes';
 import { restartProcess } from './processGroups';
 import { psql, redisCli } from './services';
 import { loadState, type QueueState } from './state';
+import { waitUntil } from '../../waitUntil';
 
 /** The deployment once started: every field set. */
 export type Deployment = Required<Omit<QueueState, 'stopped'>>;
@@ -125,6 +126,37 @@ export function bullCounts(): { wait: number; active: number; delayed: number; f
 		delayed: zcard('delayed'),
 		failed: zcard('failed'),
 	};
+}
+
+/**
+ * Waits until Bull holds no job (waiting, active or delayed) and two reads of the executions after
+ * `afterId`, a second apart, list the same ones, none new or running: the queue-mode counterpart of
+ * executionsSettled (test/support/e2e.ts), a positive signal for "nothing else ran" (issue 42).
+ * `leftRunning`: a row a killed process left "running" does not hold it up (the soak judges those).
+ */
+export async function queueSettled(
+	afterId: number,
+	timeoutMs = 60_000,
+	{ leftRunning = false } = {},
+): Promise<void> {
+	let previous: string | undefined;
+	await waitUntil(
+		'the queue and its executions to settle',
+		() => {
+			const { wait, active, delayed } = bullCounts();
+			const rows = sql(
+				`select id, status from execution_entity where id > ${Number(afterId)} order by id`,
+			);
+			const now = rows.map(([id, status]) => `${id}:${status}`).join(',');
+			const settled =
+				wait + active + delayed === 0 &&
+				(leftRunning || rows.every(([, status]) => status !== 'new' && status !== 'running')) &&
+				now === previous;
+			previous = now;
+			return settled;
+		},
+		{ timeoutMs, intervalMs: 1_000 },
+	);
 }
 
 /** Finished executions (any status but new/running/waiting) with an id above `afterId`. */
