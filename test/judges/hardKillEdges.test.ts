@@ -238,13 +238,15 @@ describe('hardKillJudge.ts (the queue test)', () => {
 			expect(notCutByAKill(runOf({ status: 'error' }), error(STALLED_JOB), kill, [])).toBeNull();
 		});
 
-		test("the stalled job a worker took before it logged starting it: only `error`, only a worker's kill, created at it at the latest", () => {
+		test("the stalled job a worker took before it logged starting it: only `error`, only a worker's kill, created before that worker was back", () => {
 			const stalled = error(STALLED_JOB);
 			const before = runOf({ status: 'error', startedAt: null, createdAt: WORKER_KILL });
+			const back = workerKill().backAt;
 			expect(notCutByAKill(before, stalled, [workerKill()], [])).toBeNull();
-			expect(
-				notCutByAKill({ ...before, createdAt: WORKER_KILL + 1 }, stalled, [workerKill()], []),
-			).toBe('no killed worker had started it');
+			expect(notCutByAKill({ ...before, createdAt: back }, stalled, [workerKill()], [])).toBeNull();
+			expect(notCutByAKill({ ...before, createdAt: back + 1 }, stalled, [workerKill()], [])).toBe(
+				'no killed worker had started it',
+			);
 			expect(notCutByAKill({ ...before, status: 'crashed' }, stalled, [workerKill()], [])).toBe(
 				'no killed worker had started it',
 			);

@@ -365,7 +365,7 @@ describe('each rule bites', () => {
 		expect(why('54', 'canceled', { error: null, ranNodes: [] })).toEqual(['status canceled']);
 	});
 
-	test("a job a worker was killed with before it logged starting it: explained only by n8n's stalled-job error, created before a worker's kill, started by no worker", () => {
+	test("a job a worker was killed with before it logged starting it: explained only by n8n's stalled-job error, created before the killed worker was back, started by no worker", () => {
 		const stalled: StoredOutcome = {
 			error: { message: STALLED_JOB, node: null, name: null, stack: null },
 			ranNodes: [],
@@ -386,7 +386,9 @@ describe('each rule bites', () => {
 				workerLogs: logs,
 			}).unexplainedRuns.map((u) => [u.id, u.why]);
 		expect(why(unlogged, stalled)).toEqual([]);
-		expect(why({ ...unlogged, createdAt: workerKill.killedAt + 1 }, stalled)).toEqual([
+		// Taken while the signalled worker was still dying (2026-11-28: created 36 ms after it).
+		expect(why({ ...unlogged, createdAt: workerKill.killedAt + 36 }, stalled)).toEqual([]);
+		expect(why({ ...unlogged, createdAt: workerKill.backAt + 1 }, stalled)).toEqual([
 			['3224', 'no killed worker had started it'],
 		]);
 		expect(why({ ...unlogged, createdAt: null }, stalled)).toEqual([
@@ -434,7 +436,7 @@ describe('each rule bites', () => {
 		).toEqual(['new, but a worker started it']);
 	});
 
-	test("a run left `new` by a worker killed as it took the job: explained only by the webhook process's stalled-job line, created before a worker's kill, never started", () => {
+	test("a run left `new` by a worker killed as it took the job: explained only by the webhook process's stalled-job line, created before the killed worker was back, never started", () => {
 		// 2026-11-28: execution 3220 enqueued 13 ms before worker1's SIGKILL; Bull failed its job as
 		// stalled, the webhook process logged it (fixtures/webhook-job-stalled-never-started.log),
 		// and the row stayed `new` with no start.
@@ -466,8 +468,9 @@ describe('each rule bites', () => {
 		// Without the line, or the line of another execution: not explained.
 		expect(judged(stalledRun, { webhookLogs: [] })).toEqual([notIt]);
 		expect(judged({ ...stalledRun, id: '3221' })).toEqual([notIt]);
-		// Created after the worker's kill, or started, or started by a worker: not this race.
-		expect(judged({ ...stalledRun, createdAt: workerKill.killedAt + 1 })).toEqual([notIt]);
+		// Created once the killed worker was back, or started, or started by a worker: not this race.
+		expect(judged({ ...stalledRun, createdAt: workerKill.killedAt + 36 })).toEqual([]);
+		expect(judged({ ...stalledRun, createdAt: workerKill.backAt + 1 })).toEqual([notIt]);
 		expect(judged({ ...stalledRun, createdAt: null })).toEqual([notIt]);
 		expect(judged({ ...stalledRun, startedAt: workerKill.killedAt - 5 })).toEqual([notIt]);
 		expect(

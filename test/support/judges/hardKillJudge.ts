@@ -142,9 +142,11 @@ export function notCutByAKill(
 /**
  * A worker killed right after it took a job (Bull's lock) and before its "Worker started
  * execution" line reached its log: the job then fails with n8n's own stalled-job error, as a
- * started one does (seen in CI on 2026-11-26: a delivery sent 19 ms before the worker's kill).
- * Explained only with that exact error, when the run was created no later than a worker's kill,
- * and no worker's log says it started it.
+ * started one does (seen in CI on 2026-11-26: a delivery sent 19 ms before the worker's kill;
+ * 2026-11-28: one created 36 ms after it, taken while the signalled worker was still dying). Only a
+ * worker that died can let a job stall, and a live one logs every start: explained only with that
+ * exact error, no worker's log saying it started it, and created before a killed worker was back
+ * (`backAt`: after its death it takes nothing).
  */
 function stalledBeforeItsLogLine(
 	run: KillRun,
@@ -154,12 +156,7 @@ function stalledBeforeItsLogLine(
 	startedIn: (log: string) => boolean,
 ): boolean {
 	if (run.status !== 'error' || outcome?.error?.message !== STALLED_JOB) return false;
-	if (
-		!kills.some(
-			(k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.killedAt,
-		)
-	)
-		return false;
+	if (!beforeAKilledWorkerWasBack(run, kills)) return false;
 	return !workerLogs.some(startedIn);
 }
 
@@ -167,8 +164,8 @@ function stalledBeforeItsLogLine(
  * A worker killed right after it took a job and before it marked the run started: Bull fails the
  * job as stalled, the webhook process that queued it logs "job stalled more than maxStalledCount
  * (execution N)", and the row stays `new` with no start (seen 2026-11-28: enqueued 13 ms before
- * the worker's kill). Explained only with that exact line, when the run was created no later than
- * a worker's kill, and no worker's log says it started it.
+ * the worker's kill). Explained only with that exact line, created before a killed worker was
+ * back, and no worker's log saying it started it.
  */
 function stalledBeforeItStarted(
 	run: KillRun,
@@ -182,14 +179,16 @@ function stalledBeforeItStarted(
 		'm',
 	);
 	if (!webhookLogs.some((log) => stalled.test(log))) return false;
-	if (
-		!kills.some(
-			(k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.killedAt,
-		)
-	)
-		return false;
+	if (!beforeAKilledWorkerWasBack(run, kills)) return false;
 	const started = new RegExp(`^Worker started execution ${run.id} \\(job`, 'm');
 	return !workerLogs.some((log) => started.test(log));
+}
+
+/** Created while a killed worker could still have taken its job: before that worker was back. */
+function beforeAKilledWorkerWasBack(run: KillRun, kills: Kill[]): boolean {
+	return kills.some(
+		(k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.backAt,
+	);
 }
 
 /**
