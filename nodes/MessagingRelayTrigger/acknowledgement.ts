@@ -1,6 +1,6 @@
-import type { INodeProperties } from 'n8n-workflow';
+import type { INodeProperties, IWebhookFunctions } from 'n8n-workflow';
 
-import { ACKNOWLEDGE } from './constants';
+import { ACKNOWLEDGE, type Acknowledge } from './constants';
 
 /**
  * When the service gets its 2xx for an event. "When the Workflow Finishes" (the default from version 3) is n8n's
@@ -15,7 +15,7 @@ export const acknowledgeProperty: INodeProperties = {
 	name: 'acknowledge',
 	type: 'options',
 	noDataExpression: true,
-	default: 'whenFinished',
+	default: ACKNOWLEDGE.whenFinished,
 	displayOptions: { show: { '@version': [{ _cnd: { gte: 3 } }] } },
 	description:
 		'When the service is told an event was taken. Until then it delivers the event again.',
@@ -34,3 +34,11 @@ export const acknowledgeProperty: INodeProperties = {
 		},
 	],
 };
+
+/** Acknowledge Events as this delivery reads it; versions 1 and 2 have no such parameter: when it starts. */
+export function acknowledgeOf(context: Pick<IWebhookFunctions, 'getNodeParameter'>): Acknowledge {
+	return context.getNodeParameter('acknowledge', ACKNOWLEDGE.whenStarted) ===
+		ACKNOWLEDGE.whenFinished
+		? ACKNOWLEDGE.whenFinished
+		: ACKNOWLEDGE.whenStarted;
+}

@@ -1,7 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { answerRequest } from '../shared/answerRequest';
+import { answerRequest, RETRY_AFTER } from '../shared/answerRequest';
 import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
 import { MAX_QUIET_SECONDS } from './constants';
 
@@ -169,7 +169,7 @@ async function release(burst: Burst) {
 				other.response,
 				503,
 				{ error: 'The combined execution could not be started; send this event again' },
-				{ 'Retry-After': '5' },
+				{ 'Retry-After': RETRY_AFTER.later },
 			);
 		}
 		other.settle({ kind: 'answered' });

@@ -14,3 +14,6 @@ export const DEFAULT_REPAIR_INTERVAL = '5m';
 
 /** The values of "Acknowledge Events" (acknowledgement.ts). */
 export const ACKNOWLEDGE = { whenFinished: 'whenFinished', whenStarted: 'whenStarted' } as const;
+
+/** One value of Acknowledge Events, carried as it is from the parameter to every decision that reads it. */
+export type Acknowledge = (typeof ACKNOWLEDGE)[keyof typeof ACKNOWLEDGE];

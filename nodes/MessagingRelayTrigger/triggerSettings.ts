@@ -1,26 +1,20 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { phoneDigits } from '../shared/chatIds';
-import { ACKNOWLEDGE, ALL_EVENTS } from './constants';
+import { ALL_EVENTS } from './constants';
 import { channelOf } from './eventItem';
 import type { RelayEvent } from '../shared/schemas/events';
 
 /**
  * What the user set on this trigger, as each delivery reads it: Registration, Events and the
- * filters of Options, Pause When a Person Replies, Combine Messages Within, Acknowledge Events.
+ * filters of Options, Pause When a Person Replies, Combine Messages Within
+ * (Acknowledge Events: acknowledgement.ts).
  * Each reads only its own parameter path (n8n evaluates the expressions of the path it is asked for).
  */
 
 /** Registration: Webhook Managed Elsewhere. The node then registers nothing and shares nothing. */
 export function isManagedElsewhere(context: Pick<IWebhookFunctions, 'getNodeParameter'>): boolean {
 	return context.getNodeParameter('registration', 'automatic') === 'manual';
-}
-
-/** Acknowledge Events: whether n8n answers this delivery when its execution has ended. */
-export function answersAtRunEnd(context: IWebhookFunctions): boolean {
-	return (
-		context.getNodeParameter('acknowledge', ACKNOWLEDGE.whenStarted) === ACKNOWLEDGE.whenFinished
-	);
 }
 
 /** The trigger's "Options" that filter events, as the user set them. */

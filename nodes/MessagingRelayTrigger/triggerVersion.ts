@@ -11,7 +11,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { answerRequest } from '../shared/answerRequest';
+import { answerRequest, retryLater } from '../shared/answerRequest';
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { repairTables, tablesNotSaved } from '../shared/sharedWebhook/accountTable';
@@ -19,15 +19,16 @@ import { accountKeyOf } from '../shared/sharedWebhook/accountKey';
 import { holderLedger } from './sharing/deliveryLedger';
 import { missedEventId } from './sharing/missedEventId';
 import { LISTS_MEMBERS } from '../shared/sharedWebhook/registeredUrl';
-import { routeReply } from '../shared/sendAndWait/replyRouting';
+import { routeReply, RUN_NOT_READY } from '../shared/sendAndWait/replyRouting';
 import { shareDelivery } from './sharing/shareDelivery';
 import { waits } from '../shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 
 import { canHoldAnother, combineBurst } from './burstMerge';
+import { acknowledgeOf } from './acknowledgement';
 import { applyChatPause, CHAT_PAUSE_EVENTS } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
-import { answersAtRunEnd, combineSeconds, pauseSettings, whyIgnored } from './triggerSettings';
+import { combineSeconds, pauseSettings, whyIgnored } from './triggerSettings';
 import { eventItem, unknownEventItem } from './eventItem';
 import { saveOutsideRun, type UnsavedWrites } from './savedOutsideRun';
 import { startRegistrationRepair } from './registrationRepair';
@@ -42,8 +43,6 @@ import { whoIsCalling } from './whoIsCalling';
 const acknowledged = (ignored: string): IWebhookResponseData => ({
 	webhookResponse: { received: true, ignored },
 });
-
-const RETRY = { 'Retry-After': '5' };
 
 /**
  * The trigger at one or more of its versions (MessagingRelayTrigger.node.ts): the same parameters
@@ -128,11 +127,8 @@ export class MessagingRelayTriggerVersion implements INodeType {
 async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
 	if (isClosing(this)) {
-		return answerRequest(this, {
-			status: 503,
-			body: { error: 'n8n is stopping this workflow; deliver the event again shortly' },
-			headers: RETRY,
-		});
+		const stopping = 'n8n is stopping this workflow; deliver the event again shortly';
+		return answerRequest(this, retryLater(stopping, 'later'));
 	}
 	// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
 	const manual = this.getMode() === 'manual';
@@ -189,11 +185,7 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		if (reply.kind === 'held') return reply.response;
 		if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.ended;
 		if (reply.kind === 'retry later') {
-			return answerRequest(this, {
-				status: 503,
-				body: { error: 'A run waiting for this reply could not take it yet' },
-				headers: RETRY,
-			});
+			return answerRequest(this, RUN_NOT_READY);
 		}
 		if (reply.kind === 'answered a waiting run' && !reply.passOn) {
 			return answerRequest(this, {
@@ -206,30 +198,24 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 	//    first, a member recognises a forward of an event it already ran.
 	if (caller.kind === 'trigger' || sharesTheWebhook(this, state)) {
-		const atRunEnd = answersAtRunEnd(this);
 		const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
-		const shared = await shareDelivery(this, state, caller.kind, event, runsNow, !atRunEnd);
+		const acknowledge = acknowledgeOf(this);
+		const shared = await shareDelivery(this, state, caller.kind, event, runsNow, acknowledge);
 		if (shared.kind === 'ran before') return acknowledged(shared.reason);
 		if (shared.kind === 'still running') {
-			return answerRequest(this, {
-				status: 503,
-				body: {
-					error:
-						'This workflow is still running the event; it answers once the execution has ended',
-				},
-				headers: RETRY,
-			});
+			const running =
+				'This workflow is still running the event; it answers once the execution has ended';
+			return answerRequest(this, retryLater(running, 'later'));
 		}
 		if (shared.kind === 'retry later') {
 			// Answering at the run's end, the holder runs the event with the others at the
 			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
 			const own = shared.runSelf ? await emit(this, delivery, combineWithin) : {};
 			const kept = await saved(this, state, unsaved, own);
-			const busy = {
-				status: 503,
-				body: { error: 'A workflow sharing this webhook could not take the event yet' },
-				headers: RETRY,
-			};
+			const busy = retryLater(
+				'A workflow sharing this webhook could not take the event yet',
+				'later',
+			);
 			return remembered(
 				this,
 				answerRequest(this, busy, kept.workflowData as INodeExecutionData[][] | undefined),

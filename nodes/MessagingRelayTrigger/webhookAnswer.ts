@@ -39,6 +39,8 @@ const answerAt = {
 	// "When the Workflow Finishes": answered when the execution has ended, with an empty 200
 	// (`noData`, n8n's extractWebhookLastNodeResponse), never the last node's output (it
 	// may hold a reply text or a contact's data). "When the Workflow Starts": as versions 1 and 2.
+	// 'whenFinished' is ACKNOWLEDGE.whenFinished written out: the function travels as text and
+	// cannot import it (noExpressionPerDelivery.test.ts evaluates both values).
 	responseMode: fromFunction((parameters) =>
 		parameters.acknowledge === 'whenFinished' ? 'lastNode' : 'onReceived',
 	),

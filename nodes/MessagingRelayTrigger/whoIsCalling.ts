@@ -2,7 +2,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { answerAfterSave, answersAfterSave, mayWrite, OVERLOADED } from '../shared/answerAfterSave';
 
-import type { Answer } from '../shared/answerRequest';
+import { retryLater, type Answer } from '../shared/answerRequest';
 import { rawBodyText } from '../shared/readDelivery';
 import { heldSecret, serviceSecretMatches } from '../shared/serviceSecret';
 import { receiveHandoff } from './sharing/receiveHandoff';
@@ -59,7 +59,7 @@ export async function whoIsCalling(
 	if (managedElsewhere ? managed === '' : !held) {
 		// Registration has not stored the secret yet (or the credential has none): ask the service
 		// to retry rather than accept an unverifiable event.
-		return refused(503, 'Webhook secret not configured yet', { 'Retry-After': '5' });
+		return { kind: 'answered', answer: retryLater('Webhook secret not configured yet', 'later') };
 	}
 	if (serviceSecretMatches(provided, held ? { sha256: held.digest } : { secret: managed }))
 		return { kind: 'service' };
@@ -69,15 +69,13 @@ export async function whoIsCalling(
 		!managedElsewhere &&
 		(await unsavedRegistration(context, state, provided)) !== 'none'
 	) {
-		return refused(
-			503,
-			'This trigger registered its webhook a moment ago; deliver the event again shortly',
-			{ 'Retry-After': '2' },
-		);
+		const justRegistered =
+			'This trigger registered its webhook a moment ago; deliver the event again shortly';
+		return { kind: 'answered', answer: retryLater(justRegistered, 'soon') };
 	}
 	return refused(401, 'Invalid or missing x-service-secret');
 }
 
-function refused(status: number, error: string, headers?: Record<string, string>): Caller {
-	return { kind: 'answered', answer: { status, body: { error }, headers } };
+function refused(status: number, error: string): Caller {
+	return { kind: 'answered', answer: { status, body: { error } } };
 }

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import type { Answer } from './answerRequest';
+import { retryLater, type Answer } from './answerRequest';
 import { canSeeSaves, staticDataSaved } from './n8n/staticDataSave';
 import { tablesSaveFailed } from './sharedWebhook/accountTable';
 
@@ -14,18 +14,16 @@ export const HELD_LIMIT = 16;
 let held = 0;
 
 /** The answer to a request whose save n8n did not make: nothing it wrote may be taken as recorded. */
-export const SAVE_NOT_SEEN: Answer = {
-	status: 503,
-	body: { error: 'n8n did not save this change in time; send it again shortly' },
-	headers: { 'Retry-After': '2' },
-};
+export const SAVE_NOT_SEEN: Answer = retryLater(
+	'n8n did not save this change in time; send it again shortly',
+	'soon',
+);
 
 /** The answer when the process already holds HELD_LIMIT requests waiting for their save. */
-export const OVERLOADED: Answer = {
-	status: 503,
-	body: { error: 'n8n is saving many changes at once; send this again shortly' },
-	headers: { 'Retry-After': '2' },
-};
+export const OVERLOADED: Answer = retryLater(
+	'n8n is saving many changes at once; send this again shortly',
+	'soon',
+);
 
 /** Whether this request may write now (false: answer OVERLOADED before writing anything). */
 export function mayWrite(): boolean {

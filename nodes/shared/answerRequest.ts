@@ -14,6 +14,17 @@ export interface Answer {
 }
 
 /**
+ * Retry-After of every 503 the package answers, in seconds: `soon` when what is missing comes with
+ * n8n's next save (a write, a registration, a key); `later` when it waits on a run or a trigger.
+ */
+export const RETRY_AFTER = { soon: '2', later: '5' } as const;
+
+/** The service's "deliver it again": 503 with the reason and its Retry-After. */
+export function retryLater(error: string, after: keyof typeof RETRY_AFTER): Answer {
+	return { status: 503, body: { error }, headers: { 'Retry-After': RETRY_AFTER[after] } };
+}
+
+/**
  * The one way the package's webhooks answer a request (the trigger, and a Send and Wait run that
  * waits): directly, so that n8n adds nothing; with `workflowData`, n8n also runs (or resumes) the
  * workflow. An answer that must wait for n8n's save goes through n8n's own 200 response instead.

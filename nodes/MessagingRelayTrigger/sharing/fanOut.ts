@@ -1,6 +1,7 @@
 import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
+import { ACKNOWLEDGE, type Acknowledge } from '../constants';
 import { holderLedger } from './deliveryLedger';
 import {
 	carryToStaticData,
@@ -48,9 +49,9 @@ const NOTHING_SHARED: FanOutResult = {
 /**
  * `rawBody` is forwarded byte for byte; `id` is its delivery id (deliveryLedger.ts), `event` what a
  * set-aside member is told it missed (memberHealth.ts): its type and the id its report names it by
- * (missedEventId.ts). `willRunSelf`: the holder starts its
- * own run in this request and n8n answers at its start; `runsSelfAtEnd`: it would start one that
- * n8n answers at its end (its verdict decides the service's answer: ownRuns.ts).
+ * (missedEventId.ts). `ownRun`: the holder's own run of the event in this request, by its
+ * Acknowledge Events (undefined: it starts none). Answered when it finishes, its verdict decides
+ * the service's answer (ownRuns.ts).
  */
 export async function fanOut(
 	context: IWebhookFunctions,
@@ -58,8 +59,7 @@ export async function fanOut(
 	rawBody: string,
 	id: string,
 	event: { type: string; missedId: string },
-	willRunSelf: boolean,
-	runsSelfAtEnd = false,
+	ownRun: Acknowledge | undefined,
 ): Promise<FanOutResult> {
 	const registration = state.webhookUrl ? parseRegistration(state.webhookUrl) : undefined;
 	const key = await accountKeyOf(context, state);
@@ -79,7 +79,7 @@ export async function fanOut(
 	const alreadyRan = new Set(earlier?.ran ?? []);
 	// Its own runs set aside: offered like a set-aside member's, by a hand-off to its own URL.
 	const offerSelf =
-		runsSelfAtEnd &&
+		ownRun === ACKNOWLEDGE.whenFinished &&
 		targets.length > 0 &&
 		!alreadyRan.has(SELF) &&
 		!alreadyRan.has(ownPath) &&
@@ -140,7 +140,7 @@ export async function fanOut(
 	const selfAlreadyRan = alreadyRan.has(SELF) || alreadyRan.has(ownPath);
 	const now = Date.now();
 	if (failed.length > 0) {
-		if (willRunSelf || selfAlreadyRan) alreadyRan.add(SELF);
+		if (ownRun === ACKNOWLEDGE.whenStarted || selfAlreadyRan) alreadyRan.add(SELF);
 		holderLedger.record(context, state, id, { ran: [...alreadyRan], at: now }, now);
 		context.logger.warn(
 			`Messaging Relay Trigger: ${failed.length} member trigger(s) could not take an event now (${failed.join(', ')}); the service is asked to deliver it again.`,
@@ -149,7 +149,9 @@ export async function fanOut(
 	}
 	if (earlier) holderLedger.forget(context, state, id);
 	const countOwnRunAs =
-		runsSelfAtEnd && targets.length > 0 && !offerSelf && !selfAlreadyRan ? ownPath : undefined;
+		ownRun === ACKNOWLEDGE.whenFinished && targets.length > 0 && !offerSelf && !selfAlreadyRan
+			? ownPath
+			: undefined;
 	return {
 		retryLater: false,
 		selfAlreadyRan,

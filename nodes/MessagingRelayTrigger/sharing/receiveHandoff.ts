@@ -7,7 +7,7 @@ import { isRegistered, join, takeOver } from '../../shared/sharedWebhook/registr
 import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import { proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
-import type { Answer } from '../../shared/answerRequest';
+import { retryLater, type Answer } from '../../shared/answerRequest';
 
 /**
  * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
@@ -36,12 +36,7 @@ export async function receiveHandoff(
 	const key = await accountKeyOf(context, state);
 	if (!key) {
 		// Published a moment ago and n8n has not saved the key yet: the holder retries.
-		return {
-			kind: 'answer',
-			status: 503,
-			body: { error: 'This trigger is not ready for hand-offs yet' },
-			headers: { 'Retry-After': '2' },
-		};
+		return { kind: 'answer', ...retryLater('This trigger is not ready for hand-offs yet', 'soon') };
 	}
 	const check = verifyHandoff(
 		key,

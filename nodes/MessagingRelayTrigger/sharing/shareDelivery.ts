@@ -1,5 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
+import { ACKNOWLEDGE, type Acknowledge } from '../constants';
 import { memberLedger } from './deliveryLedger';
 import { fanOut } from './fanOut';
 import { watchOwnRun } from './ownRuns';
@@ -30,9 +31,9 @@ const GO_ON: SharedOutcome = { kind: 'go on' };
 /**
  * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id, event type and the id a set-aside member's
  * report names it by (missedEventId.ts); `runsNow`: this trigger starts its execution now (it wants the event and
- * does not hold it in a burst); `answersAtStart`: n8n answers when the execution starts, so the holder starts its
- * own even when it answers 503; false when n8n answers at the execution's end (acknowledgement.ts): the holder's
- * run waits for the redelivery, and a member's record of a forward counts only once its run has answered 2xx.
+ * does not hold it in a burst); `acknowledge`: Acknowledge Events (acknowledgement.ts). When the execution starts:
+ * the holder starts its own run even when it answers 503. When it finishes: the holder's run waits for the
+ * redelivery, and a member's record of a forward counts only once its run has answered 2xx.
  */
 export async function shareDelivery(
 	context: IWebhookFunctions,
@@ -40,7 +41,7 @@ export async function shareDelivery(
 	from: 'service' | 'trigger',
 	delivery: { text: string; id: string; type: string; missedId: string },
 	runsNow: boolean,
-	answersAtStart = true,
+	acknowledge: Acknowledge = ACKNOWLEDGE.whenStarted,
 ): Promise<SharedOutcome> {
 	if (from === 'trigger') {
 		// A burst-held message is not recorded: it may still be answered 503 and must then run at
@@ -51,29 +52,32 @@ export async function shareDelivery(
 			return { kind: 'ran before', reason: 'already ran when it was forwarded before' };
 		// Answered at the run's end, "taken" must mean the run ended (acknowledgement.ts); answered
 		// at its start, it means it started, as n8n's answer does.
-		if (answersAtStart) memberLedger.record(context, state, delivery.id, { at: Date.now() });
+		if (acknowledge === ACKNOWLEDGE.whenStarted)
+			memberLedger.record(context, state, delivery.id, { at: Date.now() });
 		else memberLedger.recordUntilAnswered(context, state, delivery.id, context.getResponseObject());
 		// The holder offering its own run while set aside (fanOut.ts): this run's verdict can take
 		// it back (ownRuns.ts).
 		const ownPath = ownPathIfHolder(state);
-		if (ownPath && !answersAtStart) watchOwnRun(context, state, ownPath);
+		if (ownPath && acknowledge === ACKNOWLEDGE.whenFinished) watchOwnRun(context, state, ownPath);
 		return GO_ON;
 	}
 	// Only the holder keeps the registered URL; a lone trigger is a holder with no members.
 	if (!state.webhookUrl) return GO_ON;
-	const runsSelfNow = runsNow && answersAtStart;
+	const ownRun = runsNow ? acknowledge : undefined;
 	const shared = await fanOut(
 		context,
 		state,
 		delivery.text,
 		delivery.id,
 		{ type: delivery.type, missedId: delivery.missedId },
-		runsSelfNow,
-		runsNow && !answersAtStart,
+		ownRun,
 	);
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
 	if (shared.retryLater)
-		return { kind: 'retry later', runSelf: runsSelfNow && !shared.selfAlreadyRan };
+		return {
+			kind: 'retry later',
+			runSelf: ownRun === ACKNOWLEDGE.whenStarted && !shared.selfAlreadyRan,
+		};
 	if (shared.selfAlreadyRan)
 		return { kind: 'ran before', reason: 'already ran at an earlier delivery' };
 	if (shared.selfOffered)

@@ -2,7 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { sleep } from 'n8n-workflow';
 
 import { answerAfterSave, answersAfterSave, mayWrite } from '../answerAfterSave';
-import type { Answer } from '../answerRequest';
+import { retryLater, type Answer } from '../answerRequest';
 import { webhookResourceUrl } from '../n8nCapabilities';
 import { tablesUnsaved } from '../sharedWebhook/accountTable';
 import { sendHandoff } from '../sharedWebhook/peerClient';
@@ -31,11 +31,11 @@ export type ReplyOutcome =
 const SETTLING_MS = 60_000;
 
 const ANSWERED: Answer = { status: 200, body: { received: true, answered: 'a waiting run' } };
-const RETRY: Answer = {
-	status: 503,
-	body: { error: 'A run waiting for this reply could not take it yet' },
-	headers: { 'Retry-After': '5' },
-};
+/** A reply its waiting run could not take yet: the service delivers it again. */
+export const RUN_NOT_READY: Answer = retryLater(
+	'A run waiting for this reply could not take it yet',
+	'later',
+);
 
 /** What the offer of a reply to a waiting run came to. */
 type Offer =
@@ -176,7 +176,7 @@ export async function routeReply(
 					end(wait);
 					await saveEnds(context, key, [wait.id]);
 				}
-				return RETRY;
+				return RUN_NOT_READY;
 			});
 			return { kind: 'held', response };
 		}
