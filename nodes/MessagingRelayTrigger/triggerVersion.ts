@@ -44,6 +44,11 @@ const acknowledged = (ignored: string): IWebhookResponseData => ({
 	webhookResponse: { received: true, ignored },
 });
 
+/** The 200 for an event this trigger ran (or offered) before: `ranBefore` tells a holder so (fanOut.ts). */
+const ranBefore = (ignored: string): IWebhookResponseData => ({
+	webhookResponse: { received: true, ignored, ranBefore: true },
+});
+
 /**
  * The trigger at one or more of its versions (MessagingRelayTrigger.node.ts): the same parameters
  * and code, and the webhook description of those versions (webhookAnswer.ts).
@@ -201,7 +206,7 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
 		const acknowledge = acknowledgeOf(this);
 		const shared = await shareDelivery(this, state, caller.kind, event, runsNow, acknowledge);
-		if (shared.kind === 'ran before') return acknowledged(shared.reason);
+		if (shared.kind === 'ran before') return ranBefore(shared.reason);
 		if (shared.kind === 'still running') {
 			const running =
 				'This workflow is still running the event; it answers once the execution has ended';

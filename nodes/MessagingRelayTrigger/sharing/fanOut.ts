@@ -162,9 +162,9 @@ export async function fanOut(
 
 /**
  * Whether a member's 200 says it did not want the event (`"ignored"` with its reason, from its
- * Events or filters), as opposed to running it now or having run it before ("already ran …").
+ * Events or filters), as opposed to running it now or having run it before (`ranBefore`).
  */
 function ignoredIt(body: unknown): boolean {
-	const ignored = (body as { ignored?: unknown } | undefined)?.ignored;
-	return typeof ignored === 'string' && !ignored.startsWith('already ran');
+	const answer = body as { ignored?: unknown; ranBefore?: unknown } | undefined;
+	return typeof answer?.ignored === 'string' && answer.ranBefore !== true;
 }

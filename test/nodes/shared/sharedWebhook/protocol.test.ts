@@ -225,6 +225,12 @@ describe('members that cannot take an event right now', () => {
 		// The service delivers the same event again: only the member that missed it runs it.
 		const again = await sim.deliver(event);
 		expect(again.status).toBe(200);
+		// Said by a flag, not only by the reason's words (a holder reads the flag: fanOut.ts).
+		expect(JSON.parse(again.body)).toEqual({
+			received: true,
+			ignored: 'already ran at an earlier delivery',
+			ranBefore: true,
+		});
 		expect(w.reply.productionEvents).toHaveLength(1);
 		expect(logger.productionEvents).toHaveLength(1);
 		expect(logger.stored.pending).toBeUndefined();
