@@ -154,6 +154,14 @@ describe('n8n loads the built package', () => {
 		expect(loader.types.credentials.map((c) => c.name)).toEqual(['messagingRelayApi']);
 	});
 
+	test('what n8n lists of each node and credential is the committed form, byte for byte', () => {
+		// A published workflow stores parameter names and values: a refactor must leave every
+		// description as it was (issue 43). A deliberate change regenerates the file (CONTRIBUTING.md).
+		expect(JSON.stringify(loader.types, null, 1) + '\n').toBe(
+			readText('test', 'package', 'fixtures', 'listed-types.json'),
+		);
+	});
+
 	test('the action node is usable as an AI tool', () => {
 		const node = loader.types.nodes.find((n) => n.name === 'messagingRelay')!;
 		expect(node.usableAsTool).toBe(true);
