@@ -478,6 +478,9 @@ describe('each rule bites', () => {
 				workerLogs: [killedLife, 'Worker started execution 3220 (job 3220)\n'],
 			}),
 		).toEqual([notIt]);
+		// The start in the middle of a worker's log, where a real one has it.
+		const midLog = 'n8n worker is now ready\nWorker started execution 3220 (job 3220)\n';
+		expect(judged(stalledRun, { workerLogs: [killedLife, midLog] })).toEqual([notIt]);
 		// A kill of the webhook process alone does not explain it either.
 		expect(judged(stalledRun, { kills: [webhookKill] })).toEqual([notIt]);
 	});

@@ -56,6 +56,7 @@ export const groups = {
 			'test/judges/hardKillJudge.test.ts',
 			'test/judges/hardKillEdges.test.ts',
 			'test/judges/workerShutdownRace.test.ts',
+			'test/judges/workerShutdownLines.test.ts',
 		],
 	},
 };
