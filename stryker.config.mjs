@@ -29,7 +29,8 @@ export default {
 	coverageAnalysis: 'perTest',
 	mutate: files,
 	ignorePatterns: ['dist', 'build', '.cache', 'coverage', 'reports'],
-	concurrency: 1,
+	// One test runner by default; MUTATION_CONCURRENCY=2 on an otherwise idle 2-core machine.
+	concurrency: Number(process.env.MUTATION_CONCURRENCY ?? 1),
 	timeoutMS: 5000,
 	reporters: ['clear-text', 'progress', 'json'],
 	jsonReporter: { fileName: `reports/mutation/${group ?? 'all'}.json` },

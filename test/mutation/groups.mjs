@@ -45,6 +45,22 @@ export const groups = {
 			'test/nodes/shared/sendAndWait/resumePathPacking.test.ts',
 		],
 	},
+	// The account tables: their oracle is the model of the account state (each process a module
+	// instance of its own), which the mutation jest config runs 3 walks per process count, on one seed.
+	tables: {
+		mutate: ['nodes/shared/sharedWebhook/accountTable.ts'],
+		tests: [
+			'test/nodes/shared/sharedWebhook/accountStateModel.test.ts',
+			'test/nodes/shared/sharedWebhook/accountTable.test.ts',
+			'test/nodes/shared/sharedWebhook/accountState.test.ts',
+			'test/nodes/shared/sharedWebhook/endedStaysEnded.test.ts',
+			'test/nodes/shared/sharedWebhook/mergeLaws.test.ts',
+			'test/nodes/shared/sendAndWait/waitingRuns.test.ts',
+			'test/nodes/shared/sendAndWait/waitRecord.test.ts',
+			'test/nodes/shared/sendAndWait/replyOffers.test.ts',
+			'test/nodes/MessagingRelayTrigger/chatPauseRules.test.ts',
+		],
+	},
 	judges: {
 		mutate: [
 			'test/support/judges/hardKillRules.ts',
@@ -89,8 +105,6 @@ export const exempt = {
 	'nodes/shared/sendAndWait/waitOutbox.ts': HARNESS,
 	'nodes/shared/sendAndWait/waitingRunUrl.ts': HARNESS,
 	'nodes/shared/sharedWebhook/accountKey.ts': HARNESS,
-	'nodes/shared/sharedWebhook/accountTable.ts':
-		"measured 2026-11-28 with the ledgers tests: 42 of 293 killed (14 %). Its real oracle is the model test (accountStateModel.test.ts) and the tests that load one module instance per process (jest.isolateModules), which jest's findRelatedTests does not relate to it, and which take seconds per mutant: guarded once they fit the gate (issue 42, open)",
 	'nodes/shared/sharedWebhook/pauseCommand.ts':
 		'zod schema of the pause hand-off: no logic of its own',
 	'nodes/shared/sharedWebhook/peerClient.ts': HARNESS,

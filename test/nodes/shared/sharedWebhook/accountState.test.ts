@@ -14,18 +14,28 @@ import type { WaitEntry } from '../../../../nodes/shared/sendAndWait/waitingRuns
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 /** A fresh n8n process: the module with empty memory. */
-function processOf<M>(path: string): M {
+/**
+ * A module loaded in an isolated registry: a second instance is a second process's memory. Each
+ * caller names its module in a literal require, which jest's findRelatedTests reads (the mutation
+ * gate runs this file against accountTable.ts's mutants only through it).
+ */
+function processOf<M>(load: () => unknown): M {
 	let module!: M;
 	jest.isolateModules(() => {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a second module instance is a second process's memory
-		module = require(path) as M;
+		module = load() as M;
 	});
 	return module;
 }
 const waitingRunsProcess = () =>
-	processOf<typeof WaitingRunsModule>('../../../../nodes/shared/sendAndWait/waitingRuns');
+	processOf<typeof WaitingRunsModule>(
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- see processOf
+		() => require('../../../../nodes/shared/sendAndWait/waitingRuns'),
+	);
 const chatPauseProcess = () =>
-	processOf<typeof ChatPauseModule>('../../../../nodes/MessagingRelayTrigger/chatPause');
+	processOf<typeof ChatPauseModule>(
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- see processOf
+		() => require('../../../../nodes/MessagingRelayTrigger/chatPause'),
+	);
 
 const NOW = 1_800_000_000_000;
 const HOUR = 3_600_000;

@@ -595,6 +595,8 @@ const commands = [
 
 /** Runs per process count: 40 in the suite, more for a soak (`MODEL_RUNS=1000 npx jest accountStateModel`). */
 const RUNS = Number(process.env.MODEL_RUNS ?? 40);
+/** A fixed seed (`MODEL_SEED`) replays one set of runs: the mutation gate judges every mutant on the same runs. */
+const SEED = process.env.MODEL_SEED === undefined ? {} : { seed: Number(process.env.MODEL_SEED) };
 
 function run(processes: number, cmds: Iterable<Cmd>) {
 	jest.setSystemTime(T0);
@@ -619,7 +621,7 @@ test.each([2, 3, 4])(
 			fc.property(fc.commands(commands, { maxCommands: 300, size: 'max' }), (cmds) =>
 				run(processes, cmds),
 			),
-			{ numRuns: RUNS, verbose: 1 },
+			{ numRuns: RUNS, verbose: 1, ...SEED },
 		);
 	},
 );

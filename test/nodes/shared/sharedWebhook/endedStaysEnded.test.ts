@@ -10,18 +10,28 @@ import type * as ChatPauseModule from '../../../../nodes/MessagingRelayTrigger/c
 import type * as WaitingRunsModule from '../../../../nodes/shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
-function processOf<M>(path: string): M {
+/**
+ * A module loaded in an isolated registry: a second instance is a second process's memory. Each
+ * caller names its module in a literal require, which jest's findRelatedTests reads (the mutation
+ * gate runs this file against accountTable.ts's mutants only through it).
+ */
+function processOf<M>(load: () => unknown): M {
 	let module!: M;
 	jest.isolateModules(() => {
-		// eslint-disable-next-line @typescript-eslint/no-require-imports -- a second module instance is a second process's memory
-		module = require(path) as M;
+		module = load() as M;
 	});
 	return module;
 }
 const runsOf = () =>
-	processOf<typeof WaitingRunsModule>('../../../../nodes/shared/sendAndWait/waitingRuns');
+	processOf<typeof WaitingRunsModule>(
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- see processOf
+		() => require('../../../../nodes/shared/sendAndWait/waitingRuns'),
+	);
 const pausesOf = () =>
-	processOf<typeof ChatPauseModule>('../../../../nodes/MessagingRelayTrigger/chatPause');
+	processOf<typeof ChatPauseModule>(
+		// eslint-disable-next-line @typescript-eslint/no-require-imports -- see processOf
+		() => require('../../../../nodes/MessagingRelayTrigger/chatPause'),
+	);
 
 const T = 1_800_000_000_000;
 const MINUTE = 60_000;
