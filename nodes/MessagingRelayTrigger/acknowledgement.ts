@@ -15,7 +15,7 @@ export const acknowledgeProperty: INodeProperties = {
 	name: 'acknowledge',
 	type: 'options',
 	noDataExpression: true,
-	default: ACKNOWLEDGE.whenFinished,
+	default: 'whenFinished',
 	displayOptions: { show: { '@version': [{ _cnd: { gte: 3 } }] } },
 	description:
 		'When the service is told an event was taken. Until then it delivers the event again.',

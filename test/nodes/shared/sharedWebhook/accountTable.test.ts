@@ -1,4 +1,4 @@
-/* eslint-disable @typescript-eslint/no-require-imports -- a module instance per process (processOf) */
+/* eslint-disable @typescript-eslint/no-require-imports, @n8n/community-nodes/no-restricted-globals -- outside n8n (a test): a module instance per process (processOf), timers to let a save watch settle */
 /**
  * AccountTable (accountTable.ts) on its own, with a plain table of rows, so that each rule of the
  * view, the revisions, the write-back and the save watch is seen through the class's own methods:
@@ -85,13 +85,20 @@ const revision = (at: number, writer: string, counter: number) =>
 const line = (m: Module, id: string, row: Row) =>
 	[id, m.packNumber(row.until), row.key ?? '-', row.tag ?? '-'].join(' ');
 /** Static data another process saved: these rows, this revision. */
-const savedBy = (m: Module, at: number, rows: Record<string, Row>, writer = 'other', counter = 1) => ({
+const savedBy = (
+	m: Module,
+	at: number,
+	rows: Record<string, Row>,
+	writer = 'other',
+	counter = 1,
+) => ({
 	rows: Object.entries(rows)
 		.map(([id, row]) => line(m, id, row))
 		.join(';'),
 	rowsRev: revision(at, writer, counter),
 });
-const copyOf = (state: IDataObject): IDataObject => JSON.parse(JSON.stringify(state)) as IDataObject;
+const copyOf = (state: IDataObject): IDataObject =>
+	JSON.parse(JSON.stringify(state)) as IDataObject;
 const timeOf = (rev: unknown) => parseInt(String(rev).split('.')[0], 36);
 
 describe('the packed form', () => {
@@ -181,9 +188,9 @@ describe('a bad row', () => {
 		const { context, warned } = contextOf();
 		const bad = `x ${'%'.repeat(90)}`;
 		const good = line(m, 'ok', { until: T + HOUR });
-		expect(table.get(context, { rows: `${bad};${good}`, rowsRev: revision(T, 'o', 1) }, 'ok')).toEqual(
-			{ until: T + HOUR },
-		);
+		expect(
+			table.get(context, { rows: `${bad};${good}`, rowsRev: revision(T, 'o', 1) }, 'ok'),
+		).toEqual({ until: T + HOUR });
 		table.get(context, { rows: `${good};${bad}`, rowsRev: revision(T + 1, 'o', 2) }, 'ok');
 		table.get(context, { rows: `${good};y 1 2`, rowsRev: revision(T + 2, 'o', 3) }, 'ok');
 		expect(warned.map(([, meta]) => meta)).toEqual([
@@ -263,9 +270,7 @@ describe("another process's revisions", () => {
 		const table = tableIn(m);
 		const { context, debug } = contextOf();
 		table.get(context, savedBy(m, T + MINUTE, { a: { until: T + HOUR } }, 'q', 2), 'a');
-		expect(table.repair(context, savedBy(m, T, { a: { until: T + HOUR } }, 'q', 1), T)).toBe(
-			false,
-		);
+		expect(table.repair(context, savedBy(m, T, { a: { until: T + HOUR } }, 'q', 1), T)).toBe(false);
 		expect(debug).toEqual([]);
 	});
 });
