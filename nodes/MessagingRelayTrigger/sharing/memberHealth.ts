@@ -81,6 +81,8 @@ export function mergeRecord(
 	const merged: MemberRecord = { ...newer, missed };
 	if (clearedUpTo > 0) merged.clearedUpTo = clearedUpTo;
 	if (Object.keys(missed).length === 0) delete merged.missed;
+	// No count and a count of 0 are one state (written without it), or the join would not commute.
+	if (!merged.missedUncounted) delete merged.missedUncounted;
 	return merged;
 }
 

@@ -8,13 +8,17 @@ import {
 	missedSummarySchema,
 	forgetMissed,
 	isSetAside,
+	mergeRecord,
 	missedEvent,
 	missedSummary,
 	setAsideIfDue,
 	setAsideLimits,
 	tookHandoff,
 } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
-import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
+import type {
+	MemberRecord,
+	WebhookState,
+} from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 let nextWorkflow = 1;
 function listener() {
@@ -656,4 +660,13 @@ describe('each rule at its edge (one member, the clock in the test)', () => {
 		])
 			expect(missedSummarySchema.safeParse(broken).success).toBe(false);
 	});
+});
+
+// Found by CI (mergeLaws.test.ts, seed -389505174): two equal writes, one holding a count of 0 the
+// other lacks. The join must not depend on which copy comes first.
+test('a copy with `missedUncounted: 0` and one without it join to one record, in either order', () => {
+	const base = { changedAt: 1_000_000, failures: 2, since: 1_000_000, setAsideAt: 1_000_002 };
+	const withZero: MemberRecord = { ...base, missedUncounted: 0 };
+	expect(mergeRecord(withZero, { ...base })).toEqual(base);
+	expect(mergeRecord({ ...base }, withZero)).toEqual(base);
 });
