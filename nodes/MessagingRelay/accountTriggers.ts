@@ -3,6 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { readWebhook } from '../shared/webhookApi';
+import type { HandoffAnswer } from '../shared/protocol/handoffs';
 import { sendHandoff, type PeerAnswer } from '../shared/sharedWebhook/peerClient';
 import {
 	allMembers,
@@ -17,9 +18,9 @@ import { deriveShareKey, type ShareOp } from '../shared/sharedWebhook/signedHand
  * member (registeredUrl.ts), and each gets the same body as a hand-off signed with the key
  * derived from this credential's API key (signedHandoff.ts).
  */
-export interface TriggerAnswers {
+export interface TriggerAnswers<Op extends ShareOp> {
 	registration: Registration;
-	answers: Array<{ path: string; answer: PeerAnswer }>;
+	answers: Array<{ path: string; answer: PeerAnswer<HandoffAnswer<Op>> }>;
 }
 
 /** The account's published triggers, from its registered webhook; a clear error when there are none. */
@@ -46,20 +47,20 @@ export async function accountTriggers(
 }
 
 /** Sends `body` as a signed `op` hand-off to every trigger the registration lists, at once. */
-export async function tellAllTriggers(
-	this: IExecuteFunctions,
+export async function tellAllTriggers<Op extends ShareOp>(
+	context: IExecuteFunctions,
 	registration: Registration,
 	itemIndex: number,
-	op: ShareOp,
+	op: Op,
 	body: string,
-): Promise<TriggerAnswers> {
-	const { apiKey } = await this.getCredentials<{ apiKey: string }>(CREDENTIAL_NAME, itemIndex);
+): Promise<TriggerAnswers<Op>> {
+	const { apiKey } = await context.getCredentials<{ apiKey: string }>(CREDENTIAL_NAME, itemIndex);
 	const key = deriveShareKey(apiKey);
 	const paths = [registration.holderPath, ...allMembers(registration)];
 	const answers = await Promise.all(
 		paths.map(async (path) => ({
 			path,
-			answer: await sendHandoff(this, key, op, `${registration.origin}${path}`, body),
+			answer: await sendHandoff(context, key, op, `${registration.origin}${path}`, body),
 		})),
 	);
 	return { registration, answers };

@@ -10,7 +10,7 @@ import {
 	unpackAfter,
 	unpackNumber,
 } from '../shared/sharedWebhook/accountTable';
-import { pauseCommandSchema, type PauseCommand } from '../shared/sharedWebhook/pauseCommand';
+import { readHandoffRequest } from '../shared/protocol/handoffs';
 import type { PauseEntry, WebhookState } from '../shared/sharedWebhook/webhookState';
 import { pauseSettings, type PauseSettings } from './triggerSettings';
 
@@ -124,7 +124,7 @@ export function personsPause(
 
 /**
  * Message → Pause or Resume Automatic Replies, received as a verified `pause` hand-off
- * (pauseCommand.ts): applied like a person's message from the phone, if this trigger has the
+ * (protocol/pauseCommand.ts): applied like a person's message from the phone, if this trigger has the
  * option on. The answer tells the action node whether it was applied, and why not.
  */
 export function applyPauseCommand(
@@ -136,12 +136,8 @@ export function applyPauseCommand(
 	const settings = pauseSettings(context);
 	if (!settings)
 		return { applied: false, reason: 'Pause When a Person Replies is off in this trigger' };
-	let command: PauseCommand;
-	try {
-		command = pauseCommandSchema.parse(JSON.parse(bodyText));
-	} catch {
-		return { applied: false, reason: 'not a pause command' };
-	}
+	const command = readHandoffRequest('pause', bodyText);
+	if (!command) return { applied: false, reason: 'not a pause command' };
 	const at = Math.min(command.at, now);
 	const minutes = command.minutes ?? settings.minutes;
 	// `until`: this trigger's own hand-off of a person's pause (savedOutsideRun.ts) gives the exact end.

@@ -2,7 +2,7 @@ import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-wo
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
 import { saveFailedExecution } from '../shared/n8nCapabilities';
-import type { MissedSummary } from './sharing/memberHealth';
+import type { MissedSummary } from '../shared/protocol/missed';
 import { askWhatWasMissed, confirmReported } from './sharing/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registrationCheck';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';

@@ -23,8 +23,7 @@ export async function repairThroughOwnWebhook(context: ITriggerFunctions): Promi
 		return { ok: false, why: 'this trigger has no stored URL or account key' };
 	const answer = await sendHandoff(context, key, 'repair', state.ownUrl, '{}');
 	if (answer.kind === 'member') {
-		const result = (answer.body as { result?: unknown } | undefined)?.result;
-		return { ok: true, result: result === 'intact' ? 'intact' : 'registered' };
+		return { ok: true, result: answer.body?.result === 'intact' ? 'intact' : 'registered' };
 	}
 	if (answer.kind === 'gone') return { ok: false, why: 'n8n no longer serves its webhook URL' };
 	// A stranger's status (401, another 4xx) or an unavailable one's (5xx, 429): the same words.

@@ -1,9 +1,9 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { webhookResourceUrl } from '../shared/n8nCapabilities';
-import type { PauseCommand } from '../shared/sharedWebhook/pauseCommand';
+import type { PauseCommand } from '../shared/protocol/pauseCommand';
 import { sendHandoff } from '../shared/sharedWebhook/peerClient';
-import type { ShareOp } from '../shared/sharedWebhook/signedHandoff';
+import type { HandoffAnswer } from '../shared/protocol/handoffs';
 import type { IdentifiedWait } from '../shared/sendAndWait/waitingRuns';
 import { accountKeyOf } from '../shared/sharedWebhook/accountKey';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
@@ -43,7 +43,7 @@ export async function saveOutsideRun(
 			at: noted.entry.at,
 			until: noted.entry.until,
 		};
-		if (!(await toOwnUrl(context, state, 'pause', command, (b) => b.applied === true))) {
+		if ((await toOwnUrl(context, state, 'pause', command))?.applied !== true) {
 			context.logger.warn(
 				`Messaging Relay Trigger: the pause of chat ${noted.chat} (a person wrote from the phone) is kept in this n8n process only, not saved: a restart forgets it. Pause the chat again with Message → Pause Automatic Replies if it must hold.`,
 				{ workflowId: context.getWorkflow().id, chat: noted.chat },
@@ -53,26 +53,24 @@ export async function saveOutsideRun(
 	// Saved as ended: kept an hour (a late redelivery of its reply), then it goes. Not saved, it is
 	// offered the chat's next message again and ended again: no harm, one request more.
 	if (unsaved.droppedWaits.length > 0)
-		await toOwnUrl(
-			context,
-			state,
-			'wait',
-			{ waits: [], confirm: [], ends: unsaved.droppedWaits.map((w) => w.id) },
-			(b) => Array.isArray(b.recorded),
-		);
+		await toOwnUrl(context, state, 'wait', {
+			waits: [],
+			confirm: [],
+			ends: unsaved.droppedWaits.map((w) => w.id),
+		});
 	return response;
 }
 
-async function toOwnUrl(
+/** The trigger's own answer, once n8n saved what it wrote; none when it could not be asked or read. */
+async function toOwnUrl<Op extends 'pause' | 'wait'>(
 	context: IWebhookFunctions,
 	state: WebhookState,
-	op: ShareOp,
+	op: Op,
 	body: object,
-	done: (body: IDataObject) => boolean,
-): Promise<boolean> {
+): Promise<HandoffAnswer<Op> | undefined> {
 	const url = webhookResourceUrl(context);
 	const key = await accountKeyOf(context, state);
-	if (!url || !key) return false;
+	if (!url || !key) return undefined;
 	const answer = await sendHandoff(context, key, op, url, JSON.stringify(body));
-	return answer.kind === 'member' && done((answer.body ?? {}) as IDataObject);
+	return answer.kind === 'member' ? answer.body : undefined;
 }

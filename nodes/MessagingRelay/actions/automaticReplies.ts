@@ -3,7 +3,7 @@ import { NodeOperationError } from 'n8n-workflow';
 
 import { chatKey } from '../../shared/chatIds';
 import { accountTriggers, tellAllTriggers } from '../accountTriggers';
-import type { PauseCommand } from '../../shared/sharedWebhook/pauseCommand';
+import type { PauseCommand } from '../../shared/protocol/pauseCommand';
 import { resolveReplyTarget } from './replyOrigin';
 
 /**
@@ -35,7 +35,7 @@ export async function executeAutomaticReplies(
 		at,
 		...(minutes !== undefined ? { minutes } : {}),
 	};
-	const { answers } = await tellAllTriggers.call(
+	const { answers } = await tellAllTriggers(
 		this,
 		registration,
 		itemIndex,
@@ -44,7 +44,7 @@ export async function executeAutomaticReplies(
 	);
 	const triggerAnswers = answers.map(({ answer }) => answer);
 	const applied = triggerAnswers.filter(
-		(a) => a.kind === 'member' && (a.body as { applied?: unknown } | undefined)?.applied === true,
+		(a) => a.kind === 'member' && a.body?.applied === true,
 	).length;
 	const notReached = triggerAnswers.filter((a) => a.kind === 'unavailable').length;
 

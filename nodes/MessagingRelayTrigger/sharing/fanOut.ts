@@ -13,6 +13,7 @@ import {
 	tookHandoff,
 } from './memberHealth';
 import { warnSetAside } from './setAsideNotice';
+import type { HandoffAnswer } from '../../shared/protocol/handoffs';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
 import { allMembers, parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
@@ -164,7 +165,6 @@ export async function fanOut(
  * Whether a member's 200 says it did not want the event (`"ignored"` with its reason, from its
  * Events or filters), as opposed to running it now or having run it before (`ranBefore`).
  */
-function ignoredIt(body: unknown): boolean {
-	const answer = body as { ignored?: unknown; ranBefore?: unknown } | undefined;
-	return typeof answer?.ignored === 'string' && answer.ranBefore !== true;
+function ignoredIt(answer: HandoffAnswer<'event'> | undefined): boolean {
+	return answer?.ignored !== undefined && answer.ranBefore !== true;
 }

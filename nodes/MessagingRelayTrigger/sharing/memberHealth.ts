@@ -1,5 +1,4 @@
-import { z } from 'zod';
-
+import type { MissedSummary } from '../../shared/protocol/missed';
 import { processKey, type ListenerContext } from '../../shared/processKey';
 import type {
 	MemberRecord,
@@ -26,26 +25,6 @@ export const setAsideLimits = {
 	/** Missed events kept per member with their id and type; beyond that only counted. */
 	missedKept: 500,
 };
-
-/**
- * What a set-aside member is told it missed (the `missed` hand-off's answer). The member parses
- * the answer with this schema: `events` is optional because a holder of an earlier version answers
- * without it (mixed versions during an upgrade); its report then gives the counts only.
- */
-export const missedSummarySchema = z.object({
-	count: z.number(),
-	/** Per event type, of the misses kept with their type. */
-	types: z.record(z.string(), z.number()),
-	/** Misses beyond those, counted only. */
-	uncounted: z.number(),
-	firstAt: z.number(),
-	lastAt: z.number(),
-	/** Report up to this time; the member sends it back to have them forgotten. */
-	upTo: z.number(),
-	/** The kept misses one by one, oldest first: the id the report names each by (missedEventId.ts), its type, when it was missed. */
-	events: z.array(z.object({ id: z.string(), type: z.string(), at: z.number() })).optional(),
-});
-export type MissedSummary = z.infer<typeof missedSummarySchema>;
 
 const inMemory = new Map<string, Record<string, MemberRecord>>();
 

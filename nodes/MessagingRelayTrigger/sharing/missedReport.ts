@@ -1,6 +1,6 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
 
-import { missedSummarySchema, type MissedSummary } from './memberHealth';
+import type { MissedSummary } from '../../shared/protocol/missed';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
 import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import { webhookState } from '../../shared/sharedWebhook/webhookState';
@@ -38,8 +38,6 @@ async function missedHandoff(
 	const body = JSON.stringify({ member: new URL(ownUrl).pathname, ...extra });
 	const answer = await sendHandoff(context, shareKey, 'missed', holderUrl, body);
 	if (answer.kind !== 'member') return undefined;
-	const parsed = missedSummarySchema.safeParse(
-		(answer.body as { missed?: unknown } | undefined)?.missed,
-	);
-	return parsed.success && parsed.data.count > 0 ? parsed.data : undefined;
+	const missed = answer.body?.missed;
+	return missed && missed.count > 0 ? missed : undefined;
 }

@@ -1,11 +1,13 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { webhookResourceUrl } from '../../shared/n8nCapabilities';
+import { readHandoffRequest } from '../../shared/protocol/handoffs';
+import type { MissedSummary } from '../../shared/protocol/missed';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { receiveWaits } from './receiveWaits';
 import { isRegistered, join, takeOver } from '../../shared/sharedWebhook/registration';
 import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
-import { proofFor, verifyHandoff } from '../../shared/sharedWebhook/signedHandoff';
+import { proofFor, verifyHandoff, type ShareOp } from '../../shared/sharedWebhook/signedHandoff';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 import { retryLater, type Answer } from '../../shared/answerRequest';
 
@@ -49,26 +51,65 @@ export async function receiveHandoff(
 
 	const proof = proofFor(key, check.nonce, ownPath);
 	if (check.op === 'event') return { kind: 'event' };
-	if (check.op === 'ping') return { kind: 'answer', status: 200, body: { proof } };
-	if (check.op === 'missed')
-		return { kind: 'answer', status: 200, body: { proof, ...answerMissed(context, state) } };
-	if (check.op === 'pause') return { kind: 'pause', proof };
+	return await HANDLERS[check.op]({ context, state, body, proof, key, ownUrl, isTest });
+}
+
+/** A verified hand-off, as its handler gets it. */
+interface Handoff {
+	context: IWebhookFunctions;
+	state: WebhookState;
+	/** The body as it arrived. */
+	body: string;
+	/** What the answer carries to show this trigger holds the account key. */
+	proof: string;
+	key: string;
+	ownUrl: string;
+	isTest: boolean;
+}
+
+/** What each hand-off does here, by its op (docs/shared-webhook.md, "Signed hand-offs"). */
+const HANDLERS: Record<
+	Exclude<ShareOp, 'event'>,
+	(handoff: Handoff) => HandoffOutcome | Promise<HandoffOutcome>
+> = {
+	ping: ({ proof }) => ({ kind: 'answer', status: 200, body: { proof } }),
+	missed: ({ context, state, body, proof }) => ({
+		kind: 'answer',
+		status: 200,
+		body: { proof, missed: answerMissed(context, state, body) },
+	}),
+	pause: ({ proof }) => ({ kind: 'pause', proof }),
 	// Answered once n8n saved it: "recorded" means in the database, not in this process only.
-	if (check.op === 'wait') {
+	wait: async ({ context, state, body, proof, key }) => {
 		const outcome = await receiveWaits(context, state, body, proof, key);
 		return 'response' in outcome
 			? { kind: 'respond', response: outcome.response }
 			: { kind: 'answer', ...outcome };
-	}
-	if (check.op === 'resume')
-		return { kind: 'answer', status: 400, body: { error: 'A trigger does not take resumes' } };
+	},
+	resume: () => ({
+		kind: 'answer',
+		status: 400,
+		body: { error: 'A trigger does not take resumes' },
+	}),
+	takeover: async (handoff) => refusedAsTest(handoff) ?? (await takeOverHere(handoff)),
+	repair: async (handoff) => refusedAsTest(handoff) ?? (await repairHere(handoff)),
+};
 
-	// takeover and repair. A test listener's static data is not saved by n8n: it must never hold the registration.
-	if (isTest)
-		return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
-	if (check.op === 'repair') return await repairHere(context, { url: ownUrl, key }, proof);
-	const leaving = (context.getBodyData() as { leaving?: unknown }).leaving;
-	if (typeof leaving !== 'string' || !leaving.startsWith('/')) {
+/** A test listener's static data is not saved by n8n: it must never hold the registration. */
+function refusedAsTest({ isTest }: Handoff): HandoffOutcome | undefined {
+	if (!isTest) return undefined;
+	return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
+}
+
+async function takeOverHere({
+	context,
+	body,
+	proof,
+	key,
+	ownUrl,
+}: Handoff): Promise<HandoffOutcome> {
+	const request = readHandoffRequest('takeover', body);
+	if (!request) {
 		return {
 			kind: 'answer',
 			status: 400,
@@ -76,7 +117,7 @@ export async function receiveHandoff(
 		};
 	}
 	try {
-		const result = await takeOver(context, { url: ownUrl, key, isTest: false }, leaving);
+		const result = await takeOver(context, { url: ownUrl, key, isTest: false }, request.leaving);
 		// Answered only after n8n saved the new secret, so the leaver knows deliveries will verify.
 		return { kind: 'answer', status: 200, body: { proof, result }, afterSave: true };
 	} catch (error) {
@@ -94,13 +135,9 @@ export async function receiveHandoff(
  * with the request and records nothing as failed (docs/registration.md, "A repair that is not an
  * error"). A repair that finds the registration standing (a second check raced it) changes nothing.
  */
-async function repairHere(
-	context: IWebhookFunctions,
-	me: { url: string; key: string },
-	proof: string,
-): Promise<HandoffOutcome> {
+async function repairHere({ context, ownUrl, key, proof }: Handoff): Promise<HandoffOutcome> {
 	try {
-		const own = { ...me, isTest: false };
+		const own = { url: ownUrl, key, isTest: false };
 		if (await isRegistered(context, own))
 			return { kind: 'answer', status: 200, body: { proof, result: 'intact' }, afterSave: true };
 		await join(context, own, false);
@@ -118,12 +155,14 @@ async function repairHere(
  * A member asks what it missed while it was set aside (`{"member": path}`), or tells that it
  * reported them up to a time (`{"member": path, "reportedUpTo": ms}`): memberHealth.ts.
  */
-function answerMissed(context: IWebhookFunctions, state: WebhookState): IDataObject {
-	const { member, reportedUpTo } = context.getBodyData() as {
-		member?: unknown;
-		reportedUpTo?: unknown;
-	};
-	if (typeof member !== 'string' || !member.startsWith('/')) return { missed: null };
-	if (typeof reportedUpTo === 'number') forgetMissed(context, state, member, reportedUpTo);
-	return { missed: missedSummary(context, state, member) ?? null };
+function answerMissed(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	body: string,
+): MissedSummary | null {
+	const request = readHandoffRequest('missed', body);
+	if (!request) return null;
+	if (request.reportedUpTo !== undefined)
+		forgetMissed(context, state, request.member, request.reportedUpTo);
+	return missedSummary(context, state, request.member) ?? null;
 }

@@ -8,7 +8,7 @@ import {
 } from '../../shared/answerAfterSave';
 import type { Answer } from '../../shared/answerRequest';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
-import { parseWaitBatch, type WaitBatch } from '../../shared/sendAndWait/wait';
+import { parseWaitBatch, type WaitBatch } from '../../shared/protocol/wait';
 import {
 	endingsOf,
 	liveWaits,

@@ -1,7 +1,7 @@
 import { sendHandoff, type ShareContext } from '../sharedWebhook/peerClient';
 import { allMembers, parseRegistration } from '../sharedWebhook/registeredUrl';
 import type { WebhookState } from '../sharedWebhook/webhookState';
-import { WAITS_PER_HANDOFF } from './wait';
+import { WAITS_PER_HANDOFF } from '../protocol/wait';
 
 /**
  * Members end what the holder ends (docs/design/conversations-at-scale.md, "Members"): the waits the holder

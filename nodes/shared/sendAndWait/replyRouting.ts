@@ -74,9 +74,8 @@ async function offer(
 	if (answer.kind === 'unavailable') return 'unavailable';
 	if (answer.kind === 'gone') return 'gone';
 	if (answer.kind === 'member') {
-		const { consumed, reAsked } = (answer.body ?? {}) as { consumed?: unknown; reAsked?: unknown };
-		if (consumed !== true) return 'declined';
-		return reAsked === true ? 'asked again' : 'consumed';
+		if (answer.body?.consumed !== true) return 'declined';
+		return answer.body.reAsked === true ? 'asked again' : 'consumed';
 	}
 	// The wait is recorded before the question is sent and n8n marks the run waiting only after the
 	// node returns: a fast answer meets a running run (409). A young wait's 409 is "not yet".

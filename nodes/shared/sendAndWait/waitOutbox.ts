@@ -5,11 +5,10 @@ import { sendHandoff, type PeerAnswer, type ShareContext } from '../sharedWebhoo
 import { allMembers, type Registration } from '../sharedWebhook/registeredUrl';
 import {
 	WAITS_PER_HANDOFF,
-	waitBatchAnswerSchema,
 	type Wait,
 	type WaitBatch,
 	type WaitBatchAnswer,
-} from './wait';
+} from '../protocol/wait';
 import { waitIdOf } from './waitingRuns';
 
 /**
@@ -173,7 +172,7 @@ class Outbox {
 		);
 		const giveUpAt = Date.now() + RETRY_FOR_MS;
 		let pause = FIRST_PAUSE_MS;
-		let answer: PeerAnswer;
+		let answer: PeerAnswer<WaitBatchAnswer>;
 		for (;;) {
 			answer = await sendHandoff(context, this.key, 'wait', `${origin}${holderPath}`, body);
 			if (answer.kind !== 'unavailable' || Date.now() + pause > giveUpAt) break;
@@ -181,9 +180,7 @@ class Outbox {
 			pause = Math.min(pause * 2, 8_000);
 		}
 		await membersDone;
-		const parsed =
-			answer.kind === 'member' ? waitBatchAnswerSchema.safeParse(answer.body) : undefined;
-		if (parsed?.success) return parsed.data;
+		if (answer.kind === 'member' && answer.body) return answer.body;
 		throw new WaitNotRecorded('holder', answer.kind);
 	}
 }

@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { readHandoffAnswer, type HandoffAnswer } from '../protocol/handoffs';
 import { proofFor, signHandoff, type ShareOp } from './signedHandoff';
 
 /**
@@ -21,10 +22,11 @@ export type ShareContext =
 
 /**
  * What another trigger's URL answered (docs/shared-webhook.md). `member` means a trigger of this
- * account took the hand-off (and, for ping and takeover, proved it holds the account key).
+ * account took the hand-off (and, for all but an event, proved it holds the account key); `body` is
+ * its answer as the hand-off's schema reads it (protocol/handoffs.ts), none when it does not match.
  */
-export type PeerAnswer =
-	| { kind: 'member'; body: unknown }
+export type PeerAnswer<Body = unknown> =
+	| { kind: 'member'; body: Body | undefined }
 	/** n8n has no webhook at that path: the workflow is unpublished or deleted. */
 	| { kind: 'gone' }
 	/** Answered, but not as a trigger with this API key (401, a wrong proof, another 4xx). */
@@ -62,14 +64,14 @@ function parseJson(text: string): unknown {
 	}
 }
 
-async function sendOnce(
+async function sendOnce<Op extends ShareOp>(
 	context: ShareContext,
 	key: string,
-	op: ShareOp,
+	op: Op,
 	url: string,
 	body: string,
 	timeoutMs: number,
-): Promise<PeerAnswer> {
+): Promise<PeerAnswer<HandoffAnswer<Op>>> {
 	const targetPath = new URL(url).pathname;
 	const { headers, nonce } = signHandoff(key, op, targetPath, body);
 	let response: IN8nHttpFullResponse;
@@ -98,10 +100,13 @@ async function sendOnce(
 	if (statusCode >= 500 || statusCode === 429 || statusCode === 408)
 		return { kind: 'unavailable', statusCode };
 	if (statusCode < 200 || statusCode >= 300) return { kind: 'stranger', statusCode };
-	if (op === 'event') return { kind: 'member', body: parsed };
-	const proof = (parsed as { proof?: unknown } | undefined)?.proof;
-	if (proof !== proofFor(key, nonce, targetPath)) return { kind: 'stranger', statusCode };
-	return { kind: 'member', body: parsed };
+	if (op !== 'event' && proofIn(parsed) !== proofFor(key, nonce, targetPath))
+		return { kind: 'stranger', statusCode };
+	return { kind: 'member', body: readHandoffAnswer(op, parsed) };
+}
+
+function proofIn(body: unknown): unknown {
+	return body !== null && typeof body === 'object' && 'proof' in body ? body.proof : undefined;
 }
 
 /**
@@ -110,7 +115,12 @@ async function sendOnce(
  * docs/shared-webhook.md, "Rule 1: a forward answered "Error in workflow" is not tried again at once".
  */
 function ranAndFailed(body: unknown): boolean {
-	return (body as { message?: unknown } | undefined)?.message === 'Error in workflow';
+	return (
+		body !== null &&
+		typeof body === 'object' &&
+		'message' in body &&
+		body.message === 'Error in workflow'
+	);
 }
 
 /**
@@ -120,14 +130,14 @@ function ranAndFailed(body: unknown): boolean {
  * the same way; docs/shared-webhook.md, "A workflow whose runs keep failing"). `once`: a single try with this
  * time-out (an event offered to a set-aside member, memberHealth.ts).
  */
-export async function sendHandoff(
+export async function sendHandoff<Op extends ShareOp>(
 	context: ShareContext,
 	key: string,
-	op: ShareOp,
+	op: Op,
 	url: string,
 	body: string,
 	once?: { timeoutMs: number },
-): Promise<PeerAnswer> {
+): Promise<PeerAnswer<HandoffAnswer<Op>>> {
 	const timeoutMs = once?.timeoutMs ?? TIMEOUTS_MS[op];
 	const pauses = op === 'event' && !once ? FORWARD_PAUSES_MS : [];
 	let answer = await sendOnce(context, key, op, url, body, timeoutMs);
@@ -139,6 +149,10 @@ export async function sendHandoff(
 	return answer;
 }
 
-export async function ping(context: ShareContext, key: string, url: string): Promise<PeerAnswer> {
+export async function ping(
+	context: ShareContext,
+	key: string,
+	url: string,
+): Promise<PeerAnswer<HandoffAnswer<'ping'>>> {
 	return await sendHandoff(context, key, 'ping', url, '{}');
 }

@@ -14,7 +14,7 @@ import {
 } from '../../../shared/sendAndWait/waitOutbox';
 import { deriveShareKey } from '../../../shared/sharedWebhook/signedHandoff';
 import { findReceiver, holdWebhook } from './waitingHolder';
-import type { Wait } from '../../../shared/sendAndWait/wait';
+import type { Wait } from '../../../shared/protocol/wait';
 import { signedWaitParams } from '../../../shared/sendAndWait/waitingRunUrl';
 import { nodeOf, relayApiRequest } from '../../../shared/transport';
 import { normaliseRecipient, requireId, requireText } from '../../validation';
@@ -159,13 +159,7 @@ export async function executeSendAndWait(this: IExecuteFunctions): Promise<INode
 		// Only another run waiting in this chat needs the id (a reply quoting this question comes
 		// here, not there): one save of the triggers' static data per run in the usual case.
 		if (registration && othersInChat > 0)
-			await tellAllTriggers.call(
-				this,
-				registration,
-				0,
-				'wait',
-				JSON.stringify({ ...wait, questionId }),
-			);
+			await tellAllTriggers(this, registration, 0, 'wait', JSON.stringify({ ...wait, questionId }));
 	}
 
 	await this.putExecutionToWait(until);

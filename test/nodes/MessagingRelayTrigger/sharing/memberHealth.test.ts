@@ -5,7 +5,6 @@
 import {
 	carryToStaticData,
 	failedHandoff,
-	missedSummarySchema,
 	forgetMissed,
 	isSetAside,
 	mergeRecord,
@@ -15,6 +14,7 @@ import {
 	setAsideLimits,
 	tookHandoff,
 } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { missedSummarySchema } from '../../../../nodes/shared/protocol/missed';
 import type {
 	MemberRecord,
 	WebhookState,

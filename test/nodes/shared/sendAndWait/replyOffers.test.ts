@@ -23,6 +23,7 @@ import {
 	waitsInStaticData,
 	type WaitEntry,
 } from '../../../../nodes/shared/sendAndWait/waitingRuns';
+import { readHandoffAnswer } from '../../../../nodes/shared/protocol/handoffs';
 import { sendHandoff, type PeerAnswer } from '../../../../nodes/shared/sharedWebhook/peerClient';
 import { deriveShareKey } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
@@ -107,9 +108,17 @@ function reply(message: IDataObject = {}, type = 'message.received') {
 	return { body, rawBody: JSON.stringify(body, null, 1) };
 }
 
-/** The answers the waiting runs give, in the order they are offered. */
+/**
+ * The answers the waiting runs give, in the order they are offered: a member's body as the real
+ * client hands it on, read by the resume answer's schema (none when it does not match).
+ */
 function runsAnswer(...answers: PeerAnswer[]) {
-	for (const answer of answers) offers.mockResolvedValueOnce(answer);
+	for (const answer of answers)
+		offers.mockResolvedValueOnce(
+			answer.kind === 'member'
+				? { kind: 'member', body: readHandoffAnswer('resume', answer.body) }
+				: answer,
+		);
 }
 
 const took = (extra: IDataObject = {}): PeerAnswer => ({
