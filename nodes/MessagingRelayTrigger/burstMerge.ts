@@ -2,6 +2,12 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { sleep } from 'n8n-workflow';
 
 import { answerRequest, RETRY_AFTER } from '../shared/answerRequest';
+import {
+	sendOn,
+	responseOf,
+	whenAnswered,
+	type WebhookResponse,
+} from '../shared/n8n/webhookResponse';
 import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
 import { MAX_QUIET_SECONDS } from './constants';
 
@@ -33,19 +39,8 @@ type ReceivedEvent = RelayEventOf<'message.received'>;
 /** What a held delivery's webhook() call is told to do when its burst is settled. */
 type Outcome = { kind: 'emit'; item: IDataObject } | { kind: 'answered' };
 
-/** The part of n8n's express response a held delivery needs: answering, and seeing it end. */
-export interface HeldResponse {
-	once(event: 'close' | 'finish', listener: () => void): unknown;
-	readonly writableFinished?: boolean;
-	readonly headersSent: boolean;
-	statusCode: number;
-	status(code: number): HeldResponse;
-	setHeader(name: string, value: string): unknown;
-	json(body: unknown): unknown;
-}
-
 interface HeldDelivery {
-	response: HeldResponse;
+	response: WebhookResponse;
 	/** The connection closed before anyone answered it (the service gave up waiting). */
 	dropped: boolean;
 	settle: (outcome: Outcome) => void;
@@ -96,23 +91,10 @@ function wasCombined(key: string, messageId: string): boolean {
 	return expires !== undefined && expires > now();
 }
 
-function answer(
-	response: HeldResponse,
-	status: number,
-	body: IDataObject,
-	headers: Record<string, string> = {},
-) {
-	if (response.headersSent || response.writableFinished) return;
-	for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-	response.status(status).json(body);
-}
-
 /** Resolves once n8n's answer to the emitter has gone out (true: a success) or its connection closed. */
-function answered(response: HeldResponse): Promise<boolean> {
+function answered(response: WebhookResponse): Promise<boolean> {
 	return new Promise((resolve) => {
-		const done = () => resolve(Boolean(response.writableFinished) && response.statusCode < 300);
-		response.once('finish', done);
-		response.once('close', done);
+		whenAnswered(response, (statusCode) => resolve(statusCode !== undefined && statusCode < 300));
 	});
 }
 
@@ -163,9 +145,9 @@ async function release(burst: Burst) {
 			other.settle({ kind: 'answered' });
 			continue;
 		}
-		if (started) answer(other.response, 200, { received: true, combinedInto: firstId });
+		if (started) sendOn(other.response, 200, { received: true, combinedInto: firstId });
 		else {
-			answer(
+			sendOn(
 				other.response,
 				503,
 				{ error: 'The combined execution could not be started; send this event again' },
@@ -195,7 +177,7 @@ function hold(
 	quietMs: number,
 	event: ReceivedEvent,
 	item: IDataObject,
-	response: HeldResponse,
+	response: WebhookResponse,
 ) {
 	let burst = bursts.get(key);
 	const opening = burst === undefined;
@@ -267,7 +249,7 @@ export async function combineBurst(
 	}
 	if (heldCount >= burstLimits.maxHeldPerProcess) return undefined;
 	const quietMs = Math.min(seconds, MAX_QUIET_SECONDS) * 1000;
-	const response = context.getResponseObject() as unknown as HeldResponse;
+	const response = responseOf(context);
 	const outcome = await hold(key, quietMs, received, item, response);
 	if (outcome.kind === 'emit') {
 		return { webhookResponse, workflowData: [[{ json: outcome.item }], []] };

@@ -1,6 +1,7 @@
 import type { ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { responseOf, whenAnswered } from '../shared/n8n/webhookResponse';
 import { processKey } from '../shared/processKey';
 
 /**
@@ -65,15 +66,9 @@ export function isClosing(context: IWebhookFunctions, now = Date.now()): boolean
 export function holdUntilAnswered(context: IWebhookFunctions) {
 	const key = processKey(context);
 	inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
-	let settled = false;
-	const settle = () => {
-		if (settled) return;
-		settled = true;
+	whenAnswered(responseOf(context), () => {
 		const left = (inFlight.get(key) ?? 1) - 1;
 		if (left > 0) inFlight.set(key, left);
 		else inFlight.delete(key);
-	};
-	const response = context.getResponseObject();
-	response.once('finish', settle);
-	response.once('close', settle);
+	});
 }

@@ -1,7 +1,7 @@
 import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
-import { saveFailedExecution } from '../shared/n8nCapabilities';
+import { saveFailedExecution } from '../shared/n8n/capabilities';
 import type { MissedSummary } from '../shared/protocol/missed';
 import { askWhatWasMissed, confirmReported } from './sharing/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registrationCheck';

@@ -1,6 +1,6 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { webhookResourceUrl } from '../shared/n8nCapabilities';
+import { webhookResourceUrl } from '../shared/n8n/capabilities';
 import type { PauseCommand } from '../shared/protocol/pauseCommand';
 import { sendHandoff } from '../shared/sharedWebhook/peerClient';
 import type { HandoffAnswer } from '../shared/protocol/handoffs';

@@ -2,6 +2,7 @@ import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { retryLater, type Answer } from './answerRequest';
 import { canSeeSaves, staticDataSaved } from './n8n/staticDataSave';
+import { sendOn, responseOf } from './n8n/webhookResponse';
 import { tablesSaveFailed } from './sharedWebhook/accountTable';
 
 /**
@@ -33,13 +34,6 @@ export function mayWrite(): boolean {
 /** Whether this n8n lets the package answer after its save (otherwise n8n's own answer after its save is used). */
 export const answersAfterSave = canSeeSaves;
 
-function send(context: IWebhookFunctions, { status, body, headers = {} }: Answer) {
-	const response = context.getResponseObject();
-	if (response.headersSent) return;
-	for (const [name, value] of Object.entries(headers)) response.setHeader(name, value);
-	response.status(status).json(body);
-}
-
 /**
  * The webhook result that hands the answer to `then`, run once n8n saved this request's writes
  * (`then` is not run when the save was not seen: SAVE_NOT_SEEN is sent). `then` must not write
@@ -68,7 +62,7 @@ export function answerAfterSave(
 		} finally {
 			held--;
 		}
-		send(context, answer);
+		sendOn(responseOf(context), answer.status, answer.body, answer.headers);
 	})();
 	return { noWebhookResponse: true };
 }

@@ -5,6 +5,8 @@ import type {
 	IWebhookResponseData,
 } from 'n8n-workflow';
 
+import { sendOn, responseOf } from './n8n/webhookResponse';
+
 /** An answer to a webhook request; `afterSave`: only once n8n saved the workflow's static data. */
 export interface Answer {
 	status: number;
@@ -35,8 +37,6 @@ export function answerRequest(
 	workflowData?: INodeExecutionData[][],
 ): IWebhookResponseData {
 	if (afterSave) return { webhookResponse: body, ...(workflowData && { workflowData }) };
-	const res = context.getResponseObject();
-	for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-	res.status(status).json(body);
+	sendOn(responseOf(context), status, body, headers);
 	return { noWebhookResponse: true, ...(workflowData && { workflowData }) };
 }

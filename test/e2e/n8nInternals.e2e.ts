@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 
 import type { INodeParameters } from 'n8n-workflow';
 
+import { answerFields } from '../../nodes/MessagingRelayTrigger/webhookAnswer';
 import { signHandoff, deriveShareKey } from '../../nodes/shared/sharedWebhook/signedHandoff';
 import { ADA_CHAT } from '../fixtures/events';
 import { api, info, productionUrl, triggerWorkflow } from '../support/e2e';
@@ -47,6 +48,44 @@ test(`n8n ${info.n8nVersion}: a node context keeps its Workflow, a node's write 
 	expect(live).toMatch(
 		/await this\.workflowStaticDataService\.saveStaticData\(workflow\);\s*resolve\(data\);/,
 	);
+});
+
+/** The resolver of one description field, as the running n8n's n8n-workflow exports it (2.x). */
+type ResolveField = (
+	node: { parameters: INodeParameters },
+	description: object,
+	field: string,
+) => { resolved: boolean; value?: unknown };
+
+// nodes/shared/n8n/webhookResolvers.ts builds n8n-workflow's resolver key itself (1.123.81 has none).
+test(`n8n ${info.n8nVersion}: trigger version 3's answer fields resolve without the expression engine (2.x), or are templates only (1.x)`, () => {
+	const interfaces = read('n8n-workflow/dist/cjs/interfaces.js');
+	if (Number(info.n8nVersion.split('.')[0]) < 2) {
+		expect(interfaces).not.toContain('webhookDescriptionResolvers');
+		return;
+	}
+	expect(interfaces).toContain(
+		"exports.WEBHOOK_RESOLVERS = Symbol.for('n8n.webhookDescriptionResolvers');",
+	);
+	// eslint-disable-next-line @typescript-eslint/no-require-imports -- the running n8n's own copy, by path
+	const workflow = require(join(modules, 'n8n-workflow')) as {
+		resolveWebhookDescriptionField: ResolveField;
+	};
+	const fields = answerFields([3]);
+	for (const [acknowledge, responseMode, responseData] of [
+		['whenFinished', 'lastNode', 'noData'],
+		['whenStarted', 'onReceived', ''],
+	]) {
+		const node = { parameters: { acknowledge } };
+		expect(workflow.resolveWebhookDescriptionField(node, fields, 'responseMode')).toEqual({
+			resolved: true,
+			value: responseMode,
+		});
+		expect(workflow.resolveWebhookDescriptionField(node, fields, 'responseData')).toEqual({
+			resolved: true,
+			value: responseData,
+		});
+	}
 });
 
 test(`n8n ${info.n8nVersion}: a pause hand-off is answered once its pause is in the database`, async () => {

@@ -209,7 +209,7 @@ test('when the repair through its own URL fails (here the service refuses its PU
 }, 90_000);
 
 // n8n 1.123 has no failed execution for a published trigger: there the same words go to n8n's log
-// (n8nCapabilities.ts, saveFailedExecution), and the workflow's executions stay as they were.
+// (n8n/capabilities.ts, saveFailedExecution), and the workflow's executions stay as they were.
 const POINTED_ELSEWHERE =
 	"The account's webhook now points at https://crm.example.com/relay-hook, not at this trigger";
 const reportsInLog = () => readN8nLog().split(POINTED_ELSEWHERE).length - 1;

@@ -423,7 +423,7 @@ async function failingSoak(soak: (typeof FAILING_SOAKS)[number]) {
  * A workflow's "This workflow missed …" reports (registrationRepair.ts): the error's message and
  * description. On n8n 2.x each is a failed execution of the workflow; n8n 1.123 has no failed
  * execution for a published trigger, so there each is a line of n8n's log at level error, the same
- * words with the description after " | " (n8nCapabilities.ts, saveFailedExecution).
+ * words with the description after " | " (n8n/capabilities.ts, saveFailedExecution).
  */
 async function missedReportsOf(workflowId: string) {
 	if (onN8n1) {

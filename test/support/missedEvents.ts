@@ -11,7 +11,7 @@ export interface ListedMisses {
 }
 
 // After a blank line in the description; after a space where n8n 1.123's log has it on one line
-// (n8nCapabilities.ts, saveFailedExecution).
+// (n8n/capabilities.ts, saveFailedExecution).
 const LIST =
 	/\s+Missed events \(id, type, when\): (.*?)\.(?: (\d+) more were missed, counted only \(beyond the \d+ kept one by one\)\.)?$/s;
 

@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import type { AnswerEvents } from './deliveryLedger';
+import { responseOf, whenAnswered } from '../../shared/n8n/webhookResponse';
 import { failedHandoff, tookHandoff } from './memberHealth';
 import { warnSetAside } from './setAsideNotice';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
@@ -13,22 +13,16 @@ import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
  * Why, with n8n's code: docs/shared-webhook.md, "Rule 2: the holder's own run counts like a member's hand-off".
  */
 export function watchOwnRun(context: IWebhookFunctions, state: WebhookState, ownPath: string) {
-	const response = context.getResponseObject() as unknown as AnswerEvents;
 	const startedAt = Date.now();
-	let settled = false;
-	const settle = () => {
-		if (settled) return;
-		settled = true;
+	whenAnswered(responseOf(context), (statusCode) => {
 		// A connection closed before n8n answered says nothing about the run.
-		if (!response.writableFinished) return;
-		if (response.statusCode < 300) {
+		if (statusCode === undefined) return;
+		if (statusCode < 300) {
 			tookHandoff(context, state, ownPath);
 			return;
 		}
-		if (response.statusCode < 500) return;
+		if (statusCode < 500) return;
 		if (failedHandoff(context, state, ownPath, Date.now(), startedAt).justNow)
 			warnSetAside(context.logger, ownPath, true);
-	};
-	response.once('finish', settle);
-	response.once('close', settle);
+	});
 }

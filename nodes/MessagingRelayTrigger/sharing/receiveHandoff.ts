@@ -1,6 +1,6 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { webhookResourceUrl } from '../../shared/n8nCapabilities';
+import { webhookResourceUrl } from '../../shared/n8n/capabilities';
 import { readHandoffRequest } from '../../shared/protocol/handoffs';
 import type { MissedSummary } from '../../shared/protocol/missed';
 import { forgetMissed, missedSummary } from './memberHealth';

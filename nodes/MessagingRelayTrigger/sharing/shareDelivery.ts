@@ -4,6 +4,7 @@ import { ACKNOWLEDGE, type Acknowledge } from '../constants';
 import { memberLedger } from './deliveryLedger';
 import { fanOut } from './fanOut';
 import { watchOwnRun } from './ownRuns';
+import { responseOf } from '../../shared/n8n/webhookResponse';
 import { parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
@@ -54,7 +55,7 @@ export async function shareDelivery(
 		// at its start, it means it started, as n8n's answer does.
 		if (acknowledge === ACKNOWLEDGE.whenStarted)
 			memberLedger.record(context, state, delivery.id, { at: Date.now() });
-		else memberLedger.recordUntilAnswered(context, state, delivery.id, context.getResponseObject());
+		else memberLedger.recordUntilAnswered(context, state, delivery.id, responseOf(context));
 		// The holder offering its own run while set aside (fanOut.ts): this run's verdict can take
 		// it back (ownRuns.ts).
 		const ownPath = ownPathIfHolder(state);

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { webhookResourceUrl } from '../../shared/n8nCapabilities';
+import { webhookResourceUrl } from '../../shared/n8n/capabilities';
 import { processKey } from '../../shared/processKey';
 import { readWebhook } from '../../shared/webhookApi';
 import { parseRegistration } from '../../shared/sharedWebhook/registeredUrl';

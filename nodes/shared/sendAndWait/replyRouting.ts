@@ -3,7 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { answerAfterSave, answersAfterSave, mayWrite } from '../answerAfterSave';
 import { retryLater, type Answer } from '../answerRequest';
-import { webhookResourceUrl } from '../n8nCapabilities';
+import { webhookResourceUrl } from '../n8n/capabilities';
 import { tablesUnsaved } from '../sharedWebhook/accountTable';
 import { sendHandoff } from '../sharedWebhook/peerClient';
 import type { WebhookState } from '../sharedWebhook/webhookState';

@@ -1,7 +1,9 @@
 /**
  * How much of the package one delivery runs (issue 34): a lone trigger's delivery stays in at most
- * ten source files (V8's precise coverage of this process, test/support/codeReached.ts), and the
+ * 11 source files (V8's precise coverage of this process, test/support/codeReached.ts), and the
  * sharing protocol and the routing of replies run only when there is another trigger or a wait.
+ * 10 until issue 43 moved the bet on n8n's response into a module of its own (shared/n8n/webhookResponse.ts):
+ * the same code, one file more.
  */
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
@@ -23,7 +25,7 @@ describe('a lone trigger', () => {
 	beforeEach(() => sim.reset());
 	afterEach(async () => await harness?.stop());
 
-	test('a delivery that starts a run runs code in at most 10 source files, none of the sharing protocol', async () => {
+	test('a delivery that starts a run runs code in at most 11 source files, none of the sharing protocol', async () => {
 		harness = await TriggerHarness.start(sim, { events: ['message.received'] });
 		await harness.activate();
 		// The first delivery loads what a process loads once; the second is what every one costs.
@@ -34,7 +36,7 @@ describe('a lone trigger', () => {
 		expect(harness.runs).toHaveLength(2);
 		expect(files).toContain('nodes/MessagingRelayTrigger/triggerVersion.ts');
 		expect(files.filter((f) => SHARING.test(f) || REPLIES.test(f))).toEqual([]);
-		expect(files.length).toBeLessThanOrEqual(10);
+		expect(files.length).toBeLessThanOrEqual(11);
 	});
 
 	test('a forged delivery is refused within the same files', async () => {
@@ -45,7 +47,7 @@ describe('a lone trigger', () => {
 			expect(answer.status).toBe(401);
 		});
 		expect(harness.runs).toHaveLength(0);
-		expect(files.length).toBeLessThanOrEqual(10);
+		expect(files.length).toBeLessThanOrEqual(11);
 	});
 });
 

@@ -1,6 +1,6 @@
 /**
  * Reads one custom-data key of a waiting run, as the package's built `executionCustomData`
- * (dist/nodes/shared/n8nCapabilities.js) reads it in the webhook that resumes the run on n8n
+ * (dist/nodes/shared/n8n/capabilities.js) reads it in the webhook that resumes the run on n8n
  * 1.123.x, with n8n's expressions evaluated in an isolate as 1.123.81 evaluates them by default
  * (@n8n/config expression-engine.config.js:21, `engine = 'vm'`; n8n commands/base-command.js:128-147).
  *
@@ -17,7 +17,7 @@ const { WebhookContext } = require('n8n-core');
 const { Expression, Workflow } = require('n8n-workflow');
 
 const { MessagingRelay } = require('../../../dist/nodes/MessagingRelay/MessagingRelay.node.js');
-const { executionCustomData } = require('../../../dist/nodes/shared/n8nCapabilities.js');
+const { executionCustomData } = require('../../../dist/nodes/shared/n8n/capabilities.js');
 
 /** What n8n-core 1.123.81's WebhookContext lacks (test/support/harness/n8n1.ts, MISSING_IN_1_123). */
 const MISSING_IN_1_123 = new Set(['getWebhookResourceUrl', 'customData', 'getWorkflowDataProxy']);

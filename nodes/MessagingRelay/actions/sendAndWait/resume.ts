@@ -2,7 +2,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 
 import { answerRequest } from '../../../shared/answerRequest';
 import { chatKeys, isDirectChat, phoneDigits } from '../../../shared/chatIds';
-import { executionCustomData } from '../../../shared/n8nCapabilities';
+import { executionCustomData } from '../../../shared/n8n/capabilities';
 import { readDelivery, rawBodyText } from '../../../shared/readDelivery';
 import { CREDENTIAL_NAME } from '../../../shared/scopes';
 import { serviceSecretMatches } from '../../../shared/serviceSecret';

@@ -2,7 +2,7 @@ import type { IDataObject, IExecuteFunctions, INodeExecutionData } from 'n8n-wor
 import { NodeOperationError } from 'n8n-workflow';
 
 import { chatKey } from '../../../shared/chatIds';
-import { executionCustomData, requireN8nMethods } from '../../../shared/n8nCapabilities';
+import { executionCustomData, requireN8nMethods } from '../../../shared/n8n/capabilities';
 import { unwrapObject } from '../../../shared/responses';
 import { CREDENTIAL_NAME } from '../../../shared/scopes';
 import { tellAllTriggers } from '../../accountTriggers';

@@ -1,7 +1,7 @@
 import type { IExecuteFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
-import { executionCustomData } from '../../../shared/n8nCapabilities';
+import { executionCustomData } from '../../../shared/n8n/capabilities';
 import { secretCheckOf } from '../../../shared/serviceSecret';
 import { deleteWebhook, readWebhook } from '../../../shared/webhookApi';
 import { ping } from '../../../shared/sharedWebhook/peerClient';

@@ -2,7 +2,7 @@
 /**
  * The package on n8n 1.123.x (docs/compatibility.md): n8n-core 2.41.1's contexts with what
  * n8n 1.123.81 lacks hidden (test/support/harness/n8n1.ts, which cites 1.123.81's code), over real
- * HTTP against the simulator. Each test fails without the fallback in nodes/shared/n8nCapabilities.ts
+ * HTTP against the simulator. Each test fails without the fallback in nodes/shared/n8n/capabilities.ts
  * (or transport.ts for the socket code).
  */
 import { execFileSync } from 'node:child_process';
@@ -19,28 +19,28 @@ import type {
 } from 'n8n-workflow';
 import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 
-import { executeSendAndWait } from '../../../nodes/MessagingRelay/actions/sendAndWait/sendAndWait';
-import { MessagingRelay } from '../../../nodes/MessagingRelay/MessagingRelay.node';
-import { PAUSED } from '../../../nodes/MessagingRelayTrigger/chatPause';
-import { setAsideLimits } from '../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { executeSendAndWait } from '../../../../nodes/MessagingRelay/actions/sendAndWait/sendAndWait';
+import { MessagingRelay } from '../../../../nodes/MessagingRelay/MessagingRelay.node';
+import { PAUSED } from '../../../../nodes/MessagingRelayTrigger/chatPause';
+import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
 import {
 	executionCustomData,
 	testUrlOf,
 	webhookResourceUrl,
-} from '../../../nodes/shared/n8nCapabilities';
-import { retryPolicy } from '../../../nodes/shared/retry';
-import { deriveShareKey } from '../../../nodes/shared/sharedWebhook/signedHandoff';
-import { serviceSecretMatches } from '../../../nodes/shared/serviceSecret';
+} from '../../../../nodes/shared/n8n/capabilities';
+import { retryPolicy } from '../../../../nodes/shared/retry';
+import { deriveShareKey } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
+import { serviceSecretMatches } from '../../../../nodes/shared/serviceSecret';
 import {
 	holdWebhook,
 	SECRET_CHECK,
-} from '../../../nodes/MessagingRelay/actions/sendAndWait/waitingHolder';
-import { parseRegistration } from '../../../nodes/shared/sharedWebhook/registeredUrl';
-import { relayApiRequest } from '../../../nodes/shared/transport';
-import { ADA_CHAT, receivedIn, sample, type SampleEventType } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { asN8n1, without, withoutCause } from '../../support/harness/n8n1';
-import { missedEventsIn } from '../../support/missedEvents';
+} from '../../../../nodes/MessagingRelay/actions/sendAndWait/waitingHolder';
+import { parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
+import { relayApiRequest } from '../../../../nodes/shared/transport';
+import { ADA_CHAT, receivedIn, sample, type SampleEventType } from '../../../fixtures/events';
+import { startRelaySimulator, type RelaySimulator } from '../../../simulator';
+import { asN8n1, without, withoutCause } from '../../../support/harness/n8n1';
+import { missedEventsIn } from '../../../support/missedEvents';
 import {
 	coreLogger,
 	PackageNodeTypes,
@@ -48,12 +48,12 @@ import {
 	relayCredentials,
 	relayNode,
 	runActionNode,
-} from '../../support/harness/n8nRuntime';
+} from '../../../support/harness/n8nRuntime';
 import {
 	withSharedN8nPerTest,
 	type SharedN8n,
 	type SharedWorkflow,
-} from '../../support/harness/sharedN8n';
+} from '../../../support/harness/sharedN8n';
 
 /** The logger of every n8n-core context (node-execution-context.js `get logger()`, one per process). */
 
@@ -391,7 +391,7 @@ describe("on n8n 1.123: a waiting run's custom data (no customData on the contex
 
 		const output = execFileSync(
 			process.execPath,
-			[join(__dirname, '../../support/harness/isolateCustomDataRead.cjs')],
+			[join(__dirname, '../../../support/harness/isolateCustomDataRead.cjs')],
 			{
 				input: JSON.stringify({ run, key: SECRET_CHECK }),
 				encoding: 'utf8',
