@@ -62,10 +62,15 @@ export const groups = {
 		],
 	},
 	protocol: {
-		mutate: ['nodes/shared/protocol/handoffs.ts', 'nodes/shared/protocol/missed.ts'],
+		mutate: [
+			'nodes/shared/protocol/handoffs.ts',
+			'nodes/shared/protocol/missed.ts',
+			'nodes/shared/protocol/resume.ts',
+		],
 		tests: [
 			'test/nodes/shared/protocol/handoffAnswers.test.ts',
 			'test/nodes/MessagingRelayTrigger/sharing/memberHealth.test.ts',
+			'test/nodes/MessagingRelay/askedTwice.test.ts',
 		],
 	},
 	judges: {

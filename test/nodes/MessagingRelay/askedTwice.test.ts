@@ -117,6 +117,7 @@ describe("the waiting node: only its current question's resume", () => {
 		current: number,
 		apiKey = 'sim-key-full',
 		signedWith = apiKey,
+		resumeBody?: string,
 	) {
 		const key = deriveShareKey(signedWith);
 		const run: IRunExecutionData = createRunExecutionData({
@@ -126,20 +127,22 @@ describe("the waiting node: only its current question's resume", () => {
 		});
 		run.resultData.metadata = { [CURRENT_ASK]: askOf(node.id, current) };
 		const path = `/webhook-waiting/77/${node.id}`;
-		const body = JSON.stringify({
-			asked: 0,
-			questionId: null,
-			event: {
-				type: 'message.received',
-				message: {
-					id: 'm1',
-					chatId: CHAT,
-					from: '+4917610000009',
-					channelId: 'num_main',
-					text: 'Monday',
+		const body =
+			resumeBody ??
+			JSON.stringify({
+				asked: 0,
+				questionId: null,
+				event: {
+					type: 'message.received',
+					message: {
+						id: 'm1',
+						chatId: CHAT,
+						from: '+4917610000009',
+						channelId: 'num_main',
+						text: 'Monday',
+					},
 				},
-			},
-		});
+			});
 		const { headers, nonce } = signHandoff(key, op, path, op === 'ping' ? '{}' : body);
 		let status = 200;
 		const response = {
@@ -157,7 +160,7 @@ describe("the waiting node: only its current question's resume", () => {
 			...additionalDataFor(relayCredentials(sim.baseUrl, apiKey)),
 			httpRequest: {
 				headers: { ...headers, 'content-type': 'application/json' },
-				body: JSON.parse(op === 'ping' ? '{}' : body) as IDataObject,
+				body: {},
 				rawBody: Buffer.from(op === 'ping' ? '{}' : body),
 				query: { chat: CHAT, since: String(since) },
 				originalUrl: `${path}?chat=${CHAT}&since=${since}`,
@@ -204,6 +207,52 @@ describe("the waiting node: only its current question's resume", () => {
 		const stale = await handOff('resume', T, T + 20);
 		expect(stale.answer).toEqual({ status: 200, body: { proof: stale.proof, consumed: false } });
 		expect(stale.result.workflowData).toBeUndefined();
+	});
+
+	test('a resume this version cannot read is answered 400 and resumes nothing; a field it cannot read falls back', async () => {
+		const notJson = await handOff(
+			'resume',
+			T + 20,
+			T + 20,
+			'sim-key-full',
+			'sim-key-full',
+			'not json',
+		);
+		expect(notJson.answer).toEqual({
+			status: 400,
+			body: { error: 'A resume hand-off this version cannot read' },
+		});
+		expect(notJson.result.workflowData).toBeUndefined();
+
+		// `asked` as text reads as 0 (the node may ask again); an event that is not an object answers nothing.
+		const event = {
+			type: 'message.received',
+			message: { id: 'm2', chatId: CHAT, text: 'Tuesday' },
+		};
+		const oddCount = JSON.stringify({ asked: 'twice', questionId: 7, event });
+		const counted = await handOff(
+			'resume',
+			T + 20,
+			T + 20,
+			'sim-key-full',
+			'sim-key-full',
+			oddCount,
+		);
+		expect(counted.answer).toEqual({ status: 200, body: { proof: counted.proof, consumed: true } });
+		expect(counted.result.workflowData?.[0][0].json).toMatchObject({ text: 'Tuesday' });
+		const noEvent = JSON.stringify({ asked: 0, event: 'Tuesday' });
+		const declined = await handOff(
+			'resume',
+			T + 20,
+			T + 20,
+			'sim-key-full',
+			'sim-key-full',
+			noEvent,
+		);
+		expect(declined.answer).toEqual({
+			status: 200,
+			body: { proof: declined.proof, consumed: false },
+		});
 	});
 
 	test('asked whether it still waits (the capacity check, a joining trigger): a proof only for its current question', async () => {

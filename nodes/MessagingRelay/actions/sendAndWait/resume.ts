@@ -12,6 +12,12 @@ import {
 	proofFor,
 	verifyHandoff,
 } from '../../../shared/sharedWebhook/signedHandoff';
+import {
+	resumeEventSchema,
+	resumeRequestSchema,
+	type ResumeEvent,
+	type ResumeRequest,
+} from '../../../shared/protocol/resume';
 import { relayApiRequest } from '../../../shared/transport';
 import { decide, type ApprovalWords } from './approval';
 import { askOf, CURRENT_ASK, QUESTION_ID } from './sendAndWait';
@@ -21,13 +27,6 @@ import { releaseWebhook, SECRET_CHECK } from './waitingHolder';
  * Send and Wait for Reply, the waiting run's side (sendAndWait.ts asks): who may resume it, and
  * whether a message answers its question (Approval: yes, no, or asked again).
  */
-
-/** The parts of the resume request the node reads. */
-interface ResumeBody {
-	asked?: number;
-	questionId?: string | null;
-	event?: { type?: string; message?: IDataObject };
-}
 
 /** How many times a run that holds the webhook asked again (memory: a restart may ask once more). */
 const reAskedHere = new Map<string, number>();
@@ -89,9 +88,10 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 			return answer(200, { received: true, ignored: 'this run no longer waits on that question' });
 		const executionId = String(this.getExecutionId());
 		const asked = reAskedHere.get(executionId) ?? 0;
+		const event = resumeEventSchema.safeParse(delivery.body);
 		const taken = await takeAnswer.call(
 			this,
-			delivery.body as ResumeBody['event'],
+			event.success ? event.data : undefined,
 			asked,
 			executionCustomData(this).get(QUESTION_ID) ?? null,
 		);
@@ -125,7 +125,9 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 	if (check.op !== 'resume') return answer(401, { error: 'Invalid hand-off: not a resume' });
 	// An earlier question of this run (asked again in sequence or in a loop): not this one's answer.
 	if (!current) return answer(200, { proof, consumed: false });
-	const { asked = 0, questionId = null, event } = JSON.parse(bodyText) as ResumeBody;
+	const resume = readResume(bodyText);
+	if (!resume) return answer(400, { error: 'A resume hand-off this version cannot read' });
+	const { asked, questionId, event } = resume;
 	// The wait carries the question's id only when its chat had another wait: the run keeps its own.
 	const taken = await takeAnswer.call(
 		this,
@@ -155,7 +157,7 @@ function isCurrentAsk(this: IWebhookFunctions): boolean {
  */
 async function takeAnswer(
 	this: IWebhookFunctions,
-	event: ResumeBody['event'],
+	event: ResumeEvent | undefined,
 	asked: number,
 	questionId: string | null,
 ): Promise<Answer> {
@@ -221,4 +223,16 @@ async function askAgain(this: IWebhookFunctions, message: IDataObject) {
 		body: { channelId: message.channelId, to: message.chatId, text },
 		scope: 'messages:send',
 	});
+}
+
+/** The resume hand-off's body, or undefined when it is not JSON of its form. */
+function readResume(bodyText: string): ResumeRequest | undefined {
+	let json: unknown;
+	try {
+		json = JSON.parse(bodyText);
+	} catch {
+		return undefined;
+	}
+	const parsed = resumeRequestSchema.safeParse(json);
+	return parsed.success ? parsed.data : undefined;
 }
