@@ -12,6 +12,7 @@ import { TriggerContext } from 'n8n-core';
 import type { ITriggerFunctions } from 'n8n-workflow';
 
 import { readHandoffRequest } from '../../../../nodes/shared/protocol/handoffs';
+import { resumeEventSchema, resumeRequestSchema } from '../../../../nodes/shared/protocol/resume';
 import { sendHandoff } from '../../../../nodes/shared/sharedWebhook/peerClient';
 import {
 	deriveShareKey,
@@ -87,6 +88,15 @@ test('each hand-off answer is read by its own schema: the fields this version kn
 		kind: 'member',
 		body: { result: 'intact' },
 	});
+	await expect(ask('repair', { body: { result: 'registered' } })).resolves.toEqual({
+		kind: 'member',
+		body: { result: 'registered' },
+	});
+	for (const result of ['registered', 'moved-on'])
+		await expect(ask('takeover', { body: { result } })).resolves.toEqual({
+			kind: 'member',
+			body: { result },
+		});
 	await expect(ask('missed', { body: { missed: null } })).resolves.toEqual({
 		kind: 'member',
 		body: { missed: null },
@@ -111,6 +121,7 @@ test('a proven member whose answer this version cannot read is still a member, w
 		kind: 'member',
 		body: undefined,
 	});
+	await expect(ask('takeover', { body: {} })).resolves.toEqual({ kind: 'member', body: undefined });
 });
 
 test('an answer without the proof is a stranger, whatever its body says', async () => {
@@ -159,5 +170,36 @@ describe('what the receiving trigger reads from a request', () => {
 			member: '/m',
 		});
 		expect(readHandoffRequest('missed', '{"member":"m"}')).toBeUndefined();
+	});
+});
+
+describe('what a waiting run reads from a resume (protocol/resume.ts)', () => {
+	const message = { id: 'm1', chatId: '4917610000001@c.us', text: 'yes' };
+
+	test('an event is an object with a text `type` and an object `message`; anything else is no event', () => {
+		expect(resumeEventSchema.safeParse({ type: 'message.received', message }).data).toEqual({
+			type: 'message.received',
+			message,
+		});
+		for (const odd of [null, [], 'yes', 5])
+			expect(resumeEventSchema.safeParse({ type: 'message.received', message: odd }).success).toBe(
+				false,
+			);
+		expect(resumeEventSchema.safeParse({ type: 5, message }).success).toBe(false);
+	});
+
+	test("the holder's count and id are kept; what this version cannot read falls back to 0 and none", () => {
+		const event = { type: 'message.received', message };
+		expect(resumeRequestSchema.parse({ asked: 2, questionId: 'q1', event })).toEqual({
+			asked: 2,
+			questionId: 'q1',
+			event,
+		});
+		expect(resumeRequestSchema.parse({ asked: -1, questionId: 7, event: 'yes' })).toEqual({
+			asked: 0,
+			questionId: null,
+			event: undefined,
+		});
+		expect(resumeRequestSchema.parse({ asked: 1.5 })).toEqual({ asked: 0, questionId: null });
 	});
 });
