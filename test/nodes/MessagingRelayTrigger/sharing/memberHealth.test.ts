@@ -670,3 +670,16 @@ test('a copy with `missedUncounted: 0` and one without it join to one record, in
 	expect(mergeRecord(withZero, { ...base })).toEqual(base);
 	expect(mergeRecord({ ...base }, withZero)).toEqual(base);
 });
+
+// The merge laws reach this only now and then (one miss, two copies, one time): pinned as an example.
+test('two copies of one miss at the same time join to the larger, in either order', () => {
+	const at = 1_000_000;
+	const a: MemberRecord = { changedAt: at, failures: 0, missed: { d1: ['message.received', at] } };
+	const b: MemberRecord = {
+		changedAt: at,
+		failures: 0,
+		missed: { d1: ['message.sent', at, 'd1'] },
+	};
+	expect(mergeRecord(a, b)?.missed).toEqual({ d1: ['message.sent', at, 'd1'] });
+	expect(mergeRecord(b, a)?.missed).toEqual({ d1: ['message.sent', at, 'd1'] });
+});
