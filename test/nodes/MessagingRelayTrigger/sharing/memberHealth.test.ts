@@ -671,7 +671,19 @@ test('a copy with `missedUncounted: 0` and one without it join to one record, in
 	expect(mergeRecord({ ...base }, withZero)).toEqual(base);
 });
 
-// The merge laws reach this only now and then (one miss, two copies, one time): pinned as an example.
+// The merge laws reach these only now and then at the gate's 40 runs (one miss, two copies): pinned as examples.
+test('two copies of one miss at different times join to the later, in either order', () => {
+	const at = 1_000_000;
+	const a: MemberRecord = { changedAt: at, failures: 0, missed: { d1: ['message.sent', at] } };
+	const b: MemberRecord = {
+		changedAt: at,
+		failures: 0,
+		missed: { d1: ['message.received', at + 1] },
+	};
+	expect(mergeRecord(a, b)?.missed).toEqual({ d1: ['message.received', at + 1] });
+	expect(mergeRecord(b, a)?.missed).toEqual({ d1: ['message.received', at + 1] });
+});
+
 test('two copies of one miss at the same time join to the larger, in either order', () => {
 	const at = 1_000_000;
 	const a: MemberRecord = { changedAt: at, failures: 0, missed: { d1: ['message.received', at] } };
