@@ -15,7 +15,8 @@ import { answerRequest, retryLater } from '../shared/answerRequest';
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { repairTables, tablesNotSaved } from '../shared/sharedWebhook/accountTable';
-import { accountKeyOf } from '../shared/sharedWebhook/accountKey';
+import { accountKeyOf, upgradeStoredKey } from '../shared/sharedWebhook/accountKey';
+import { upgradeStoredSecret } from '../shared/serviceSecret';
 import { holderLedger } from './sharing/deliveryLedger';
 import { missedEventId } from './sharing/missedEventId';
 import { LISTS_MEMBERS } from '../shared/sharedWebhook/registeredUrl';
@@ -38,6 +39,7 @@ import { triggerProperties } from './TriggerDescription';
 import { answerFields } from './webhookAnswer';
 import { checkExists, create, deleteRegistration } from './webhookLifecycle';
 import { whoIsCalling } from './whoIsCalling';
+import { receiveHandoff } from './sharing/receiveHandoff';
 
 /** The service's 200 for an event that starts nothing here, and why. */
 const acknowledged = (ignored: string): IWebhookResponseData => ({
@@ -139,15 +141,22 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	const manual = this.getMode() === 'manual';
 	if (!manual) holdUntilAnswered(this);
 	const state = this.getWorkflowStaticData('node') as WebhookState;
+	// What an earlier version kept in clear (the service's secret, K) gives way to what verifies it.
+	upgradeStoredSecret(state);
+	if (state.shareKey !== undefined) upgradeStoredKey(this, state);
 
 	// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
-	//    hand-off). Nothing of the body is parsed before that is settled.
+	//    hand-off). Nothing of the body is parsed before that is settled, and nothing is written.
 	const caller = await whoIsCalling(this, state);
+	if (caller.kind === 'answered') return answerRequest(this, caller.answer);
+	// 1b. A hand-off that asks this trigger to do something (a ping, waits, a pause, a takeover).
+	if (caller.kind === 'handoff') {
+		const handled = await receiveHandoff(this, state, caller.handoff);
+		return handled.kind === 'answered' ? answerRequest(this, handled.answer) : handled.response;
+	}
 	// Rows of this process that another webhook process's save dropped go back with this request
 	// (docs/design/conversations-at-scale.md); nothing for a refused caller.
-	if (caller.kind !== 'answered' || caller.answer.status < 300) repairTables(this, state);
-	if (caller.kind === 'answered') return answerRequest(this, caller.answer);
-	if (caller.kind === 'responded') return caller.response;
+	repairTables(this, state);
 
 	// 2. What arrived: the event, its text and its delivery id, read once.
 	const arrival = await whatArrived(

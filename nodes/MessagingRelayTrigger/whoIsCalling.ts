@@ -1,15 +1,12 @@
-import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
-
-import { answerAfterSave, answersAfterSave, mayWrite, OVERLOADED } from '../shared/answerAfterSave';
+import type { IWebhookFunctions } from 'n8n-workflow';
 
 import { retryLater, type Answer } from '../shared/answerRequest';
 import { rawBodyText } from '../shared/readDelivery';
 import { heldSecret, serviceSecretMatches } from '../shared/serviceSecret';
-import { receiveHandoff } from './sharing/receiveHandoff';
+import { authenticateHandoff, type ControlHandoff } from './sharing/authenticateHandoff';
 import { HANDOFF_HEADERS } from '../shared/sharedWebhook/signedHandoff';
 import { unsavedRegistration } from './sharing/unsavedRegistration';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
-import { applyPauseCommand } from './chatPause';
 import { managedSecretFor } from './managedSecret';
 import { isManagedElsewhere } from './triggerSettings';
 
@@ -17,16 +14,17 @@ import { isManagedElsewhere } from './triggerSettings';
  * Step 1 of a delivery (triggerVersion.ts, webhook()): who is calling. Either the service, proven
  * by its `x-service-secret`, or another trigger of the account, proven by a signed hand-off
  * (docs/shared-webhook.md). Nothing of the body is parsed before this is settled; a hand-off's
- * signature covers the body's bytes, which are read here and handed on.
+ * signature covers the body's bytes, which are read here and handed on. It writes nothing (a hand-off's
+ * nonce goes in the replay cache): what a hand-off asks is done by its handler, receiveHandoff.ts.
  */
 export type Caller =
 	| { kind: 'service' }
 	/** A verified forwarded event; `bodyText` is what the signature covered. */
 	| { kind: 'trigger'; bodyText: string }
-	/** Refused, or a hand-off that is answered without an execution (a ping, a takeover). */
-	| { kind: 'answered'; answer: Answer }
-	/** A hand-off whose answer goes out once n8n saved what it wrote (answerAfterSave.ts). */
-	| { kind: 'responded'; response: IWebhookResponseData };
+	/** A verified hand-off that asks this trigger to do something (receiveHandoff.ts). */
+	| { kind: 'handoff'; handoff: ControlHandoff }
+	/** Refused, or asked to deliver again later. */
+	| { kind: 'answered'; answer: Answer };
 
 export async function whoIsCalling(
 	context: IWebhookFunctions,
@@ -35,21 +33,10 @@ export async function whoIsCalling(
 	const headers = context.getHeaderData() as Record<string, unknown>;
 	if (headers[HANDOFF_HEADERS.version] !== undefined) {
 		const bodyText = rawBodyText(context.getRequestObject());
-		const outcome = await receiveHandoff(context, state, bodyText, context.getMode() === 'manual');
-		if (outcome.kind === 'event') return { kind: 'trigger', bodyText };
-		if (outcome.kind === 'respond') return { kind: 'responded', response: outcome.response };
-		// Answered once n8n saved it: "applied" means in the database (savedOutsideRun.ts relies on it).
-		if (outcome.kind === 'pause') {
-			if (!mayWrite()) return { kind: 'answered', answer: OVERLOADED };
-			const applied: Answer = {
-				status: 200,
-				body: { proof: outcome.proof, ...applyPauseCommand(context, state, bodyText) },
-			};
-			if (!answersAfterSave(context))
-				return { kind: 'answered', answer: { ...applied, afterSave: true } };
-			return { kind: 'responded', response: answerAfterSave(context, () => applied) };
-		}
-		return { kind: 'answered', answer: outcome };
+		const verified = await authenticateHandoff(context, state, bodyText);
+		if (verified.kind === 'refused') return { kind: 'answered', answer: verified.answer };
+		if (verified.kind === 'event') return { kind: 'trigger', bodyText };
+		return { kind: 'handoff', handoff: verified.handoff };
 	}
 
 	const provided = headers['x-service-secret'];

@@ -58,14 +58,21 @@ export function keepSecretDigest(state: HeldSecretFields, secret: string) {
 }
 
 /**
- * What the holder knows of the service's current secret, or undefined when it holds none. A secret
- * kept in clear by an earlier version is replaced by its digest (n8n saves the change after the request).
+ * What the holder knows of the service's current secret, or undefined when it holds none. It only
+ * reads: a secret an earlier version kept in clear counts by its digest until upgradeStoredSecret runs.
  */
 export function heldSecret(
 	state: HeldSecretFields,
 ): { digest: string; length: number } | undefined {
-	if (typeof state.webhookSecret === 'string' && state.webhookSecret !== '')
-		keepSecretDigest(state, state.webhookSecret);
+	const clear = state.webhookSecret;
+	if (typeof clear === 'string' && clear !== '')
+		return { digest: secretDigest(clear), length: clear.length };
 	if (!state.webhookSecretDigest) return undefined;
 	return { digest: state.webhookSecretDigest, length: state.webhookSecretLength ?? 0 };
+}
+
+/** A secret an earlier version kept in clear is replaced by its digest (n8n saves it with the request). */
+export function upgradeStoredSecret(state: HeldSecretFields) {
+	const clear = state.webhookSecret;
+	if (typeof clear === 'string' && clear !== '') keepSecretDigest(state, clear);
 }

@@ -13,6 +13,7 @@ export const groups = {
 			'nodes/shared/serviceSecret.ts',
 			'nodes/MessagingRelayTrigger/managedSecret.ts',
 			'nodes/MessagingRelayTrigger/whoIsCalling.ts',
+			'nodes/MessagingRelayTrigger/sharing/authenticateHandoff.ts',
 			'nodes/shared/sharedWebhook/signedHandoff.ts',
 		],
 		tests: [

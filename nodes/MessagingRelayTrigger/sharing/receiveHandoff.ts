@@ -1,104 +1,98 @@
-import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { webhookResourceUrl } from '../../shared/n8n/capabilities';
 import { readHandoffRequest } from '../../shared/protocol/handoffs';
 import type { MissedSummary } from '../../shared/protocol/missed';
 import { forgetMissed, missedSummary } from './memberHealth';
 import { receiveWaits } from './receiveWaits';
 import { isRegistered, join, takeOver } from '../../shared/sharedWebhook/registration';
-import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
-import { proofFor, verifyHandoff, type ShareOp } from '../../shared/sharedWebhook/signedHandoff';
+import { repairTables } from '../../shared/sharedWebhook/accountTable';
+import type { ControlHandoff } from './authenticateHandoff';
 import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
-import { retryLater, type Answer } from '../../shared/answerRequest';
+import type { Answer } from '../../shared/answerRequest';
+import {
+	answerAfterSave,
+	answersAfterSave,
+	mayWrite,
+	OVERLOADED,
+} from '../../shared/answerAfterSave';
+import { applyPauseCommand } from '../chatPause';
 
 /**
- * A request from another trigger of the account (docs/shared-webhook.md, "Signed hand-offs").
- * Either it is answered here (`answer`: a 401 for anything unverified, a ping, a takeover, a
- * set-aside member's question about what it missed), or it is a verified forwarded event that the
- * trigger then handles like a service delivery, or a verified pause command from the action node
- * that the trigger applies to its record of paused chats.
+ * What a verified control hand-off from another trigger of the account asks, done
+ * (docs/shared-webhook.md, "Signed hand-offs"): a ping, a takeover, a repair, waits to record, a pause
+ * to apply, what a set-aside member missed. Who sent it was settled before (authenticateHandoff.ts).
+ * The result is n8n's answer now, or the held response that answers once n8n saved the request.
  */
-export type HandoffOutcome =
-	| ({ kind: 'answer' } & Answer)
-	| { kind: 'event' }
-	/** A verified Pause or Resume Automatic Replies (the trigger applies it, chatPause.ts); `proof` goes in the answer. */
-	| { kind: 'pause'; proof: string }
-	/** Answered from this response once n8n saved what it wrote (answerAfterSave.ts). */
-	| { kind: 'respond'; response: IWebhookResponseData };
+export type HandoffResult =
+	| { kind: 'answered'; answer: Answer }
+	| { kind: 'responded'; response: IWebhookResponseData };
 
-/** `body` is the request's body, byte for byte as it arrived (the signature covers it). */
+/** Does what a verified control hand-off asks, through its op's handler. */
 export async function receiveHandoff(
 	context: IWebhookFunctions,
 	state: WebhookState,
-	body: string,
-	isTest: boolean,
-): Promise<HandoffOutcome> {
-	const ownUrl = webhookResourceUrl(context) ?? '';
-	const ownPath = new URL(ownUrl).pathname;
-	const key = await accountKeyOf(context, state);
-	if (!key) {
-		// Published a moment ago and n8n has not saved the key yet: the holder retries.
-		return { kind: 'answer', ...retryLater('This trigger is not ready for hand-offs yet', 'soon') };
-	}
-	const check = verifyHandoff(
-		key,
-		context.getHeaderData() as Record<string, unknown>,
-		ownPath,
-		body,
-	);
-	if (!check.ok)
-		return { kind: 'answer', status: 401, body: { error: `Invalid hand-off: ${check.reason}` } };
-
-	const proof = proofFor(key, check.nonce, ownPath);
-	if (check.op === 'event') return { kind: 'event' };
-	return await HANDLERS[check.op]({ context, state, body, proof, key, ownUrl, isTest });
+	handoff: ControlHandoff,
+): Promise<HandoffResult> {
+	const isTest = context.getMode() === 'manual';
+	const result = await HANDLERS[handoff.op]({ ...handoff, context, state, isTest });
+	// Rows of this process that another process's save dropped go back with this request (not with a
+	// refusal), after the handler: a confirm reads what the request loaded before anything is written.
+	if (result.kind === 'responded' || result.answer.status < 300) repairTables(context, state);
+	return result;
 }
 
-/** A verified hand-off, as its handler gets it. */
-interface Handoff {
+/** A verified hand-off where it is handled. */
+interface Handoff extends ControlHandoff {
 	context: IWebhookFunctions;
 	state: WebhookState;
-	/** The body as it arrived. */
-	body: string;
-	/** What the answer carries to show this trigger holds the account key. */
-	proof: string;
-	key: string;
-	ownUrl: string;
 	isTest: boolean;
 }
 
+const answered = (status: number, body: IDataObject, afterSave?: true): HandoffResult => ({
+	kind: 'answered',
+	answer: afterSave ? { status, body, afterSave } : { status, body },
+});
+
 /** What each hand-off does here, by its op (docs/shared-webhook.md, "Signed hand-offs"). */
 const HANDLERS: Record<
-	Exclude<ShareOp, 'event'>,
-	(handoff: Handoff) => HandoffOutcome | Promise<HandoffOutcome>
+	ControlHandoff['op'],
+	(handoff: Handoff) => HandoffResult | Promise<HandoffResult>
 > = {
-	ping: ({ proof }) => ({ kind: 'answer', status: 200, body: { proof } }),
-	missed: ({ context, state, body, proof }) => ({
-		kind: 'answer',
-		status: 200,
-		body: { proof, missed: answerMissed(context, state, body) },
-	}),
-	pause: ({ proof }) => ({ kind: 'pause', proof }),
+	ping: ({ proof }) => answered(200, { proof }),
+	missed: ({ context, state, body, proof }) =>
+		answered(200, { proof, missed: answerMissed(context, state, body) }),
+	pause: applyPause,
 	// Answered once n8n saved it: "recorded" means in the database, not in this process only.
 	wait: async ({ context, state, body, proof, key }) => {
 		const outcome = await receiveWaits(context, state, body, proof, key);
 		return 'response' in outcome
-			? { kind: 'respond', response: outcome.response }
-			: { kind: 'answer', ...outcome };
+			? { kind: 'responded', response: outcome.response }
+			: { kind: 'answered', answer: outcome };
 	},
-	resume: () => ({
-		kind: 'answer',
-		status: 400,
-		body: { error: 'A trigger does not take resumes' },
-	}),
+	resume: () => answered(400, { error: 'A trigger does not take resumes' }),
 	takeover: async (handoff) => refusedAsTest(handoff) ?? (await takeOverHere(handoff)),
 	repair: async (handoff) => refusedAsTest(handoff) ?? (await repairHere(handoff)),
 };
 
+/**
+ * A verified Pause or Resume Automatic Replies (chatPause.ts), answered with the proof once n8n saved
+ * it: "applied" means in the database (savedOutsideRun.ts relies on it).
+ */
+function applyPause({ context, state, body, proof }: Handoff): HandoffResult {
+	if (!mayWrite()) return { kind: 'answered', answer: OVERLOADED };
+	const applied: Answer = {
+		status: 200,
+		body: { proof, ...applyPauseCommand(context, state, body) },
+	};
+	if (!answersAfterSave(context))
+		return { kind: 'answered', answer: { ...applied, afterSave: true } };
+	return { kind: 'responded', response: answerAfterSave(context, () => applied) };
+}
+
 /** A test listener's static data is not saved by n8n: it must never hold the registration. */
-function refusedAsTest({ isTest }: Handoff): HandoffOutcome | undefined {
+function refusedAsTest({ isTest }: Handoff): HandoffResult | undefined {
 	if (!isTest) return undefined;
-	return { kind: 'answer', status: 409, body: { error: 'A test listener does not take over' } };
+	return answered(409, { error: 'A test listener does not take over' });
 }
 
 async function takeOverHere({
@@ -107,25 +101,15 @@ async function takeOverHere({
 	proof,
 	key,
 	ownUrl,
-}: Handoff): Promise<HandoffOutcome> {
+}: Handoff): Promise<HandoffResult> {
 	const request = readHandoffRequest('takeover', body);
-	if (!request) {
-		return {
-			kind: 'answer',
-			status: 400,
-			body: { error: "A takeover names the leaving trigger's path" },
-		};
-	}
+	if (!request) return answered(400, { error: "A takeover names the leaving trigger's path" });
 	try {
 		const result = await takeOver(context, { url: ownUrl, key, isTest: false }, request.leaving);
 		// Answered only after n8n saved the new secret, so the leaver knows deliveries will verify.
-		return { kind: 'answer', status: 200, body: { proof, result }, afterSave: true };
+		return answered(200, { proof, result }, true);
 	} catch (error) {
-		return {
-			kind: 'answer',
-			status: 502,
-			body: { error: `Could not take over: ${(error as Error).message}` },
-		};
+		return answered(502, { error: `Could not take over: ${(error as Error).message}` });
 	}
 }
 
@@ -135,19 +119,14 @@ async function takeOverHere({
  * with the request and records nothing as failed (docs/registration.md, "A repair that is not an
  * error"). A repair that finds the registration standing (a second check raced it) changes nothing.
  */
-async function repairHere({ context, ownUrl, key, proof }: Handoff): Promise<HandoffOutcome> {
+async function repairHere({ context, ownUrl, key, proof }: Handoff): Promise<HandoffResult> {
 	try {
 		const own = { url: ownUrl, key, isTest: false };
-		if (await isRegistered(context, own))
-			return { kind: 'answer', status: 200, body: { proof, result: 'intact' }, afterSave: true };
+		if (await isRegistered(context, own)) return answered(200, { proof, result: 'intact' }, true);
 		await join(context, own, false);
-		return { kind: 'answer', status: 200, body: { proof, result: 'registered' }, afterSave: true };
+		return answered(200, { proof, result: 'registered' }, true);
 	} catch (error) {
-		return {
-			kind: 'answer',
-			status: 502,
-			body: { error: `Could not register again: ${(error as Error).message}` },
-		};
+		return answered(502, { error: `Could not register again: ${(error as Error).message}` });
 	}
 }
 

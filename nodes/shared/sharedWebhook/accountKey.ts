@@ -34,17 +34,16 @@ export function rememberKey(state: WebhookState, key: string) {
 
 /**
  * K for this trigger: undefined while it is not a member (not published, or published a moment ago and
- * not saved yet). A trigger published before K left static data has `shareKey` there: its check is
- * derived from it and the key removed (a write, saved by n8n with the request), no re-publish needed.
+ * not saved yet). It writes nothing: a trigger published before K left static data has `shareKey` there,
+ * used as it is until upgradeStoredKey keeps its check instead (every delivery), no re-publish needed.
  */
 export async function accountKeyOf(
 	context: KeyContext,
 	state: WebhookState,
 ): Promise<string | undefined> {
 	const listener = processKey(context);
-	if (typeof state.shareKey === 'string' && /^[0-9a-f]{64}$/.test(state.shareKey)) {
-		const legacy = state.shareKey;
-		rememberKey(state, legacy);
+	const legacy = legacyKey(state);
+	if (legacy) {
 		keys.set(listener, legacy);
 		return legacy;
 	}
@@ -59,6 +58,19 @@ export async function accountKeyOf(
 	keys.set(listener, key);
 	return key;
 }
+
+/** K kept in static data by an earlier version: its check kept instead, K in this process's memory. */
+export function upgradeStoredKey(context: KeyContext, state: WebhookState) {
+	const legacy = legacyKey(state);
+	if (!legacy) return;
+	rememberKey(state, legacy);
+	keys.set(processKey(context), legacy);
+}
+
+const legacyKey = (state: WebhookState) =>
+	typeof state.shareKey === 'string' && /^[0-9a-f]{64}$/.test(state.shareKey)
+		? state.shareKey
+		: undefined;
 
 /** This trigger left the account's webhook: nothing of K stays. */
 export function forgetKey(context: KeyContext, state: WebhookState) {

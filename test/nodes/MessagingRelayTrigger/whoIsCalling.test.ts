@@ -8,7 +8,10 @@
  */
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { whoIsCalling } from '../../../nodes/MessagingRelayTrigger/whoIsCalling';
+import { whoIsCalling, type Caller } from '../../../nodes/MessagingRelayTrigger/whoIsCalling';
+import { receiveHandoff } from '../../../nodes/MessagingRelayTrigger/sharing/receiveHandoff';
+import { keyCheckOf, upgradeStoredKey } from '../../../nodes/shared/sharedWebhook/accountKey';
+import { secretDigest, upgradeStoredSecret } from '../../../nodes/shared/serviceSecret';
 import { unsavedRegistration } from '../../../nodes/MessagingRelayTrigger/sharing/unsavedRegistration';
 import { pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
 import {
@@ -47,16 +50,23 @@ interface Request {
 	/** The credential's Webhook Secret (Webhook Managed Elsewhere). */
 	credentialSecret?: string;
 	pauseOption?: IDataObject;
+	/** The credential's API key (K derives from it). */
+	credentialApiKey?: string;
+	/** The same workflow as an earlier request (one process's memory of K is per workflow). */
+	workflowId?: string;
 }
 
 function context(request: Request = {}) {
 	const body = request.body ?? EVENT;
-	const workflowId = `wf-who-${++workflows}`;
+	const workflowId = request.workflowId ?? `wf-who-${++workflows}`;
 	const parameters: Record<string, unknown> = {
 		registration: request.registration ?? 'automatic',
 		'options.pauseWhenPersonReplies': request.pauseOption ?? {},
 	};
-	const credentialReads = jest.fn(async () => ({ webhookSecret: request.credentialSecret }));
+	const credentialReads = jest.fn(async () => ({
+		apiKey: request.credentialApiKey,
+		webhookSecret: request.credentialSecret,
+	}));
 	return {
 		credentialReads,
 		context: {
@@ -155,11 +165,20 @@ describe('the service', () => {
 		expect(verdict).not.toHaveBeenCalled();
 	});
 
-	test('a secret kept in clear by an earlier version still proves the service (and is replaced by its digest)', async () => {
+	test('a secret kept in clear by an earlier version still proves the service; only the upgrade replaces it by its digest', async () => {
 		const state = { webhookSecret: ISSUED } as WebhookState;
 		const { context: c } = context({ headers: { 'x-service-secret': ISSUED } });
 		expect(await whoIsCalling(c, state)).toEqual({ kind: 'service' });
-		expect(state.webhookSecret).toBeUndefined();
+		expect(state).toEqual({ webhookSecret: ISSUED });
+		const wrong = context({ headers: { 'x-service-secret': WRONG } });
+		expect((await whoIsCalling(wrong.context, state)).kind).toBe('answered');
+
+		upgradeStoredSecret(state);
+		expect(state).toEqual({
+			webhookSecretDigest: secretDigest(ISSUED),
+			webhookSecretLength: ISSUED.length,
+		});
+		expect(await whoIsCalling(c, state)).toEqual({ kind: 'service' });
 	});
 });
 
@@ -224,37 +243,59 @@ describe('another trigger of the account', () => {
 		expect(await whoIsCalling(c, holderState())).toEqual({
 			kind: 'answered',
 			answer: {
-				kind: 'answer',
 				status: 401,
 				body: { error: 'Invalid hand-off: hand-off signature does not match' },
 			},
 		});
 	});
 
-	test('a ping is answered with the proof, without a run', async () => {
-		const h = signed('ping', '{}');
-		const { context: c } = context(h);
-		expect(await whoIsCalling(c, holderState())).toEqual({
+	test('a trigger that has no K yet (published a moment ago): 503, deliver again in 2 s', async () => {
+		const { context: c } = context(signed('ping', '{}'));
+		expect(await whoIsCalling(c, { webhookSecretDigest: secretDigest(ISSUED) })).toEqual({
 			kind: 'answered',
 			answer: {
-				kind: 'answer',
-				status: 200,
-				body: { proof: proofFor(KEY, h.headers['x-relay-nonce'], OWN_PATH) },
+				status: 503,
+				body: { error: 'This trigger is not ready for hand-offs yet' },
+				headers: { 'Retry-After': '2' },
 			},
+		});
+	});
+
+	test('a control hand-off is named with what its handler needs, and done only by receiveHandoff', async () => {
+		const h = signed('ping', '{}');
+		const { context: c } = context(h);
+		const proof = proofFor(KEY, h.headers['x-relay-nonce'], OWN_PATH);
+		const caller = await whoIsCalling(c, holderState());
+		expect(caller).toEqual({
+			kind: 'handoff',
+			handoff: { op: 'ping', body: '{}', proof, key: KEY, ownUrl: OWN_URL },
+		});
+		if (caller.kind !== 'handoff') return;
+		expect(await receiveHandoff(c, holderState(), caller.handoff)).toEqual({
+			kind: 'answered',
+			answer: { status: 200, body: { proof } },
 		});
 	});
 
 	test('a takeover reaching a test listener is refused as such; a published one reads its request', async () => {
 		const body = '{"leaving":"nowhere"}';
 		const test = context({ ...signed('takeover', body), mode: 'manual' });
-		const answered = await whoIsCalling(test.context, holderState());
+		const answered = await handled(test.context, holderState());
 		expect(answered.kind === 'answered' && answered.answer.status).toBe(409);
 		const published = context(signed('takeover', body));
-		const read = await whoIsCalling(published.context, holderState());
+		const read = await handled(published.context, holderState());
 		expect(read.kind === 'answered' && read.answer.status).toBe(400);
 	});
 
-	test('a pause is applied, and answered with the proof once n8n has saved it', async () => {
+	test('a trigger does not take a resume: 400', async () => {
+		const { context: c } = context(signed('resume', '{}'));
+		expect(await handled(c, holderState())).toEqual({
+			kind: 'answered',
+			answer: { status: 400, body: { error: 'A trigger does not take resumes' } },
+		});
+	});
+
+	test('a pause is applied by its handler, and answered with the proof once n8n has saved it', async () => {
 		const body = JSON.stringify({ chat: '4917612345678@c.us', pause: true, at: Date.now() });
 		const h = signed('pause', body);
 		const on = context({
@@ -262,7 +303,11 @@ describe('another trigger of the account', () => {
 			pauseOption: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } },
 		});
 		const state = holderState();
-		expect(await whoIsCalling(on.context, state)).toEqual({
+		const caller = await whoIsCalling(on.context, state);
+		expect(pausesInStaticData(state)).toEqual({});
+		expect(caller.kind).toBe('handoff');
+		if (caller.kind !== 'handoff') return;
+		expect(await receiveHandoff(on.context, state, caller.handoff)).toEqual({
 			kind: 'answered',
 			answer: {
 				status: 200,
@@ -274,7 +319,7 @@ describe('another trigger of the account', () => {
 
 		const h2 = signed('pause', body);
 		const off = context(h2);
-		expect(await whoIsCalling(off.context, holderState())).toEqual({
+		expect(await handled(off.context, holderState())).toEqual({
 			kind: 'answered',
 			answer: {
 				status: 200,
@@ -286,5 +331,76 @@ describe('another trigger of the account', () => {
 				afterSave: true,
 			},
 		});
+	});
+});
+
+/** whoIsCalling, then (a control hand-off) its handler, as webhook() does. */
+async function handled(c: IWebhookFunctions, state: WebhookState) {
+	const caller = await whoIsCalling(c, state);
+	if (caller.kind !== 'handoff') throw new Error(`not a control hand-off: ${caller.kind}`);
+	return await receiveHandoff(c, state, caller.handoff);
+}
+
+describe('who is calling only reads', () => {
+	/** A holder as this version keeps it: K's check, never K (accountKey.ts). */
+	function currentHolder(): WebhookState {
+		const state: WebhookState = { shareKeyCheck: keyCheckOf(KEY) };
+		rememberHolder(state, OWN_URL, ISSUED);
+		return state;
+	}
+	const pause = JSON.stringify({ chat: '4917612345678@c.us', pause: true, at: 1 });
+	const waits = JSON.stringify({ waits: [], confirm: [], ends: ['w1'] });
+	const requests: Array<[string, Request, Caller['kind']]> = [
+		['the service', { headers: { 'x-service-secret': ISSUED } }, 'service'],
+		['a wrong secret', { headers: { 'x-service-secret': WRONG } }, 'answered'],
+		['a forwarded event', signed('event'), 'trigger'],
+		['a ping', signed('ping', '{}'), 'handoff'],
+		[
+			'a pause',
+			{ ...signed('pause', pause), pauseOption: { settings: { minutes: 30 } } },
+			'handoff',
+		],
+		['waits to record and end', signed('wait', waits), 'handoff'],
+		['a takeover', signed('takeover', '{"leaving":"/webhook/gone/webhook"}'), 'handoff'],
+		['a repair', signed('repair', '{}'), 'handoff'],
+		[
+			'a question about what a member missed',
+			signed('missed', '{"member":"/webhook/m"}'),
+			'handoff',
+		],
+		[
+			'a forged hand-off',
+			{ ...signed('pause', pause), body: pause.replace('true', 'false') },
+			'answered',
+		],
+	];
+
+	test.each(requests)(
+		'%s: static data is as it was, and nothing asked the service',
+		async (_, request, kind) => {
+			const state = currentHolder();
+			const before = JSON.stringify(state);
+			const { context: c } = context({ ...request, credentialApiKey: 'sim-key-full' });
+			const caller = await whoIsCalling(c, state);
+			expect(caller.kind).toBe(kind);
+			expect(JSON.stringify(state)).toBe(before);
+			expect(verdict).toHaveBeenCalledTimes(
+				request.headers?.['x-service-secret'] === WRONG ? 1 : 0,
+			);
+		},
+	);
+
+	test('a K kept by an earlier version still verifies; only the upgrade replaces it by its check', async () => {
+		const state = holderState();
+		const { context: c } = context(signed('ping', '{}'));
+		expect((await whoIsCalling(c, state)).kind).toBe('handoff');
+		expect(state.shareKey).toBe(KEY);
+		upgradeStoredKey(c, state);
+		expect(state.shareKey).toBeUndefined();
+		expect(state.shareKeyCheck).toBe(keyCheckOf(KEY));
+		// The process that upgraded keeps K in memory: its next hand-off verifies without the credential.
+		const again = context({ ...signed('ping', '{}'), workflowId: c.getWorkflow().id });
+		expect((await whoIsCalling(again.context, state)).kind).toBe('handoff');
+		expect(again.credentialReads).not.toHaveBeenCalled();
 	});
 });

@@ -8,6 +8,7 @@ import { createHash, createHmac } from 'node:crypto';
 
 import {
 	heldSecret,
+	upgradeStoredSecret,
 	keepSecretDigest,
 	secretCheckOf,
 	secretDigest,
@@ -131,8 +132,11 @@ describe('what the holder writes to static data (keepSecretDigest, heldSecret)',
 		expect('webhookSecret' in state).toBe(false);
 	});
 
-	test('a secret an earlier version kept in clear is replaced by its digest when read', () => {
+	test('a secret an earlier version kept in clear counts by its digest when read, and is replaced by it at the upgrade', () => {
 		const state: HeldSecretFields = { webhookSecret: ISSUED };
+		expect(heldSecret(state)).toEqual({ digest: secretDigest(ISSUED), length: ISSUED.length });
+		expect(state).toEqual({ webhookSecret: ISSUED });
+		upgradeStoredSecret(state);
 		expect(heldSecret(state)).toEqual({ digest: secretDigest(ISSUED), length: ISSUED.length });
 		expect(state).toEqual({
 			webhookSecretDigest: secretDigest(ISSUED),
@@ -147,7 +151,12 @@ describe('what the holder writes to static data (keepSecretDigest, heldSecret)',
 			webhookSecretLength: ISSUED.length,
 		};
 		expect(heldSecret(state)).toEqual({ digest: secretDigest(ISSUED), length: ISSUED.length });
-		expect(state.webhookSecretDigest).toBe(secretDigest(ISSUED));
+		upgradeStoredSecret(state);
+		expect(state).toEqual({
+			webhookSecret: '',
+			webhookSecretDigest: secretDigest(ISSUED),
+			webhookSecretLength: ISSUED.length,
+		});
 	});
 
 	test('nothing held is undefined; a digest without a length has length 0', () => {
