@@ -103,14 +103,14 @@ async function saveEnds(context: IWebhookFunctions, key: string, ids: string[]) 
 export const FLUSH_AFTER_MS = 2_000;
 
 /**
- * The mark of an answer is written after n8n saved its request: the next request that saves carries it (under
- * a campaign, the next answer's). When none has within FLUSH_AFTER_MS, an empty `wait` hand-off to this
- * trigger's own URL does (receiveWaits.ts writes what this process holds unsaved).
+ * The mark of an answer is written after n8n saved its request: the next request of this process carries it
+ * (its repairTables writes what no save was seen to carry; under a campaign, the next answer's). When none
+ * came within FLUSH_AFTER_MS, an empty `wait` hand-off to this trigger's own URL is that request.
  */
-function flushSoon(context: IWebhookFunctions, key: string) {
+function flushSoon(context: IWebhookFunctions, key: string, markedAt: number) {
 	void (async () => {
 		await sleep(FLUSH_AFTER_MS);
-		if (tablesUnsaved(context)) await saveEnds(context, key, []);
+		if (tablesUnsaved(context, markedAt)) await saveEnds(context, key, []);
 	})();
 }
 
@@ -166,7 +166,7 @@ export async function routeReply(
 				const result = await offer(context, key, origin, wait, event);
 				if (result === 'consumed' || result === 'asked again') {
 					tookIt(wait, result === 'asked again');
-					flushSoon(context, key);
+					flushSoon(context, key, Date.now());
 					return ANSWERED;
 				}
 				// Not taken: ended, saved by a request of its own (n8n saved this one already); the

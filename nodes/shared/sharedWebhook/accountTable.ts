@@ -68,6 +68,8 @@ interface ProcessCopy<T> {
 	foundation?: number;
 	/** A write whose save was not seen (n8n failed it): the next request writes the view again. */
 	unsaved: boolean;
+	/** When a request of this process last ran repair (which writes the view again while unsaved). */
+	repairedAt: number;
 	/**
 	 * The string this process last wrote and how many lines it has: while the view only changed by the
 	 * rows written since, the next string is this one with their lines appended (a later line of an id
@@ -182,6 +184,7 @@ export class AccountTable<T> {
 				counter: 0,
 				joined: new Set(),
 				unsaved: false,
+				repairedAt: 0,
 			};
 			this.copies.set(key, copy);
 		}
@@ -361,6 +364,7 @@ export class AccountTable<T> {
 	 */
 	repair(context: ListenerContext & TableLogger, state: IDataObject, now: number): boolean {
 		const copy = this.sync(context, state, now);
+		copy.repairedAt = now;
 		if (!copy.unsaved) return false;
 		this.write(context, state, [], now);
 		return true;
@@ -485,6 +489,11 @@ export class AccountTable<T> {
 	isUnsaved(context: ListenerContext): boolean {
 		return this.copies.get(processKey(context))?.unsaved === true;
 	}
+
+	/** Whether a request of this process ran repair after `at` (the same millisecond may be before it). */
+	repairedSince(context: ListenerContext, at: number): boolean {
+		return (this.copies.get(processKey(context))?.repairedAt ?? 0) > at;
+	}
 }
 
 /** The rows exactly as static data holds them, with nothing of any process's memory: for tests and the bench. */
@@ -531,7 +540,12 @@ export function tablesNotSaved(context: ListenerContext) {
 	if (writers.has(context)) markRunStarting(context);
 }
 
-/** Whether some table of this listener holds something no save has been seen to carry (repairTables writes it). */
-export function tablesUnsaved(context: ListenerContext): boolean {
-	return tables.some((table) => table.isUnsaved(context));
+/**
+ * Whether some table of this listener holds something no save has been seen to carry; with `writtenAt`, and
+ * no request of this process has run repairTables since then (which writes it again).
+ */
+export function tablesUnsaved(context: ListenerContext, writtenAt?: number): boolean {
+	const repaired = (table: AccountTable<unknown>) =>
+		writtenAt !== undefined && table.repairedSince(context, writtenAt);
+	return tables.some((table) => table.isUnsaved(context) && !repaired(table));
 }

@@ -615,6 +615,8 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 			expect(offers).toHaveBeenCalledTimes(2);
 			expect(offers.mock.calls[1].slice(2, 4)).toEqual(['wait', HOLDER_URL]);
 			expect(JSON.parse(offers.mock.calls[1][4])).toEqual({ waits: [], confirm: [], ends: [] });
+			// Asked about the mark's own time: a request of the process after it carries it.
+			expect(unsaved).toHaveBeenLastCalledWith(h.context, NOW);
 			// Saved meanwhile by another request: nothing more is sent.
 			const h2 = holder();
 			waitIn(h2);

@@ -510,6 +510,31 @@ describe("n8n's save of what a request wrote", () => {
 		expect(table.isUnsaved(contextOf().context)).toBe(true);
 	});
 
+	test('a write after its request was saved is carried by the next request of the process that runs repair after it', async () => {
+		const m = processOf();
+		const table = tableIn(m);
+		const first = request();
+		const state: IDataObject = {};
+		table.write(first.context, state, [['a', { until: T + HOUR }]], T);
+		first.saved();
+		await settle();
+		// An answer's mark, written once n8n saved its request: no save carries it.
+		table.write(first.context, state, [['a', { until: T + 2 * HOUR }]], T + 5);
+		expect(m.tablesUnsaved(first.context, T + 5)).toBe(true);
+		// A repair in the same millisecond may have run before the mark; one later writes it again.
+		const next = request();
+		m.repairTables(next.context, copyOf(state), T + 5);
+		expect(m.tablesUnsaved(first.context, T + 5)).toBe(true);
+		const rev = state.rowsRev;
+		const loaded = copyOf(state);
+		m.repairTables(next.context, loaded, T + 6);
+		expect(m.tablesUnsaved(first.context, T + 5)).toBe(false);
+		expect(loaded.rowsRev).not.toBe(rev);
+		expect(table.storedHolds(next.context, loaded, 'a', { until: T + 2 * HOUR })).toBe(true);
+		// Without a time of writing: whether the table itself is unsaved, as before.
+		expect(m.tablesUnsaved(first.context)).toBe(true);
+	});
+
 	test('a listener whose saves cannot be seen takes each write as saved', () => {
 		const m = processOf();
 		const table = tableIn(m);
