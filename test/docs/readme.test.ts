@@ -166,7 +166,7 @@ const FIGURE_SOURCES: Record<string, { page: string; line: string }> = {
 		line: '| 1 | deliveries/s, trigger v2 (saved workflows) vs Webhook + Header Auth answering when it receives (every event) |',
 	},
 	// Send and Wait: the campaign of record against n8n's Wait node.
-	'2.06': { page: 'scripts/bench-results.md', line: 'Send and Wait over the Wait node, total time:' },
+	'1.28': { page: 'scripts/bench-results.md', line: 'Send and Wait over the Wait node, total time:' },
 };
 
 /** The lines of `page` that hold `text`. */
