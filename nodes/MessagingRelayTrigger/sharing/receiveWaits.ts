@@ -108,6 +108,8 @@ export async function receiveWaits(
 	if (plan.outcomes.some((o) => !o.recorded)) {
 		// At capacity: only runs that really wait count. The oldest are asked before anything is refused.
 		checked = await checkOldest(context, state, key, now);
+		// Other requests may have filled the held answers while the oldest were asked: none is passed.
+		if (!mayWrite()) return OVERLOADED;
 		if (checked.ended.length > 0) {
 			updateWaits(context, state, endingsOf(context, state, checked.ended, now), now);
 			plan = planWaits(context, state, batch.waits, now, capacity);
