@@ -35,14 +35,15 @@ export async function authenticateHandoff(
 	state: WebhookState,
 	body: string,
 ): Promise<VerifiedCall> {
-	const ownUrl = webhookResourceUrl(context) ?? '';
-	const ownPath = new URL(ownUrl).pathname;
+	const ownUrl = webhookResourceUrl(context);
 	const key = await accountKeyOf(context, state);
-	if (!key) {
-		// Published a moment ago and n8n has not saved the key yet: the holder retries.
+	if (!key || !ownUrl) {
+		// Published a moment ago and n8n has not saved the key yet (or has no URL for this webhook
+		// yet): the sender retries.
 		const notReady = retryLater('This trigger is not ready for hand-offs yet', 'soon');
 		return { kind: 'refused', answer: notReady };
 	}
+	const ownPath = new URL(ownUrl).pathname;
 	const headers = context.getHeaderData() as Record<string, unknown>;
 	const check = verifyHandoff(key, headers, ownPath, body);
 	if (!check.ok) {

@@ -12,7 +12,7 @@ import { withSharedN8nPerTest, type SharedN8n } from '../../support/harness/shar
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 const SHARING =
-	/(sharing\/(shareDelivery|fanOut|memberHealth|ownRuns|receiveHandoff|missedReport)|sharedWebhook\/(registeredUrl|peerClient|signedHandoff|registration))\.ts$/;
+	/(sharing\/(shareDelivery|fanOut|memberHealth|ownRuns|receiveHandoff|authenticateHandoff|missedReport)|sharedWebhook\/(registeredUrl|peerClient|signedHandoff|registration))\.ts$/;
 const REPLIES = /sendAndWait\//;
 
 describe('a lone trigger', () => {

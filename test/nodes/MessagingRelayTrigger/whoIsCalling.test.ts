@@ -261,6 +261,19 @@ describe('another trigger of the account', () => {
 		});
 	});
 
+	test('n8n gives no URL for this webhook: 503, deliver again in 2 s, and nothing is verified', async () => {
+		const { context: c } = context(signed('ping', '{}'));
+		const noUrl = { ...c, getWebhookResourceUrl: () => undefined } as unknown as IWebhookFunctions;
+		expect(await whoIsCalling(noUrl, holderState())).toEqual({
+			kind: 'answered',
+			answer: {
+				status: 503,
+				body: { error: 'This trigger is not ready for hand-offs yet' },
+				headers: { 'Retry-After': '2' },
+			},
+		});
+	});
+
 	test('a control hand-off is named with what its handler needs, and done only by receiveHandoff', async () => {
 		const h = signed('ping', '{}');
 		const { context: c } = context(h);
