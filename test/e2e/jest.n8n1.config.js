@@ -20,6 +20,7 @@ const files = [
 	'shared', // several workflows on one account, hand-offs, a soak with restarts
 	'sendAndWait', // Send and Wait for Reply, with and without a trigger
 	'askTwice', // a run that asks twice or in a loop, with and without a trigger (issue 41)
+	'runsThatStopWaiting', // a waiting run deleted or stopped in n8n stops holding its chat (issue 41)
 	'n8nInternals', // the bets on n8n's internals the account state rests on
 	'automaticReplies', // Pause and Resume Automatic Replies
 	'restart', // n8n restarted with a published trigger
