@@ -1,10 +1,11 @@
 /**
  * A run that asks more than once, in the real n8n (issue 41, item 1): two Send and Wait for Reply nodes
- * one after the other (a follow-up question, to the same contact or to another), and one node in a loop
- * that asks three times, with a Messaging Relay Trigger published on the account and without one (the
- * waiting run then holds the account's webhook itself). Each question gets its own answer, exactly once,
- * and the run ends with every answer where it was asked. On f97c44d, with a trigger, the second question's
- * answer never reached the run: it waited forever.
+ * one after the other (a follow-up question, to the same contact or to another), two Approval questions
+ * (the first asked again after an unclear answer), and one node in a loop that asks three times, with a
+ * Messaging Relay Trigger published on the account and without one (the waiting run then holds the
+ * account's webhook itself). Each question gets its own answer, exactly once, and the run ends with every
+ * answer where it was asked. On f97c44d, with a trigger, the second question's answer never reached the
+ * run: it waited forever.
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -28,6 +29,8 @@ const WITH_TRIGGER = { account: 'acct_ask_twice', apiKey: 'sim-key-ask-twice' };
 const ALONE = { account: 'acct_ask_twice_alone', apiKey: 'sim-key-ask-twice-alone' };
 const ADA = '4917620000001@c.us';
 const GRACE = '4917620000002@c.us';
+/** What an Approval question sends after an answer it cannot read (the node's default). */
+const RE_ASK = 'Sorry, I did not understand. Please answer yes or no.';
 
 const webhookNode = (path: string, webhookId: string): IDataObject => ({
 	id: `start-${path}`,
@@ -46,6 +49,7 @@ const askNode = (
 	credential: CredentialRef,
 	webhookId: string,
 	x: number,
+	responseType: 'freeText' | 'approval' = 'freeText',
 ): IDataObject => ({
 	id: `${webhookId}-node`,
 	name,
@@ -59,7 +63,7 @@ const askNode = (
 		waitTo: to,
 		waitChannelId: { __rl: true, mode: 'id', value: 'num_main' },
 		message: question,
-		responseType: 'freeText',
+		responseType,
 	},
 	credentials: { messagingRelayApi: credential },
 });
@@ -85,6 +89,21 @@ function followUp(credential: CredentialRef, path: string, ids: [string, string,
 			),
 		],
 		connections: { ...link('Start', 'Which day'), ...link('Which day', 'Which time') },
+		settings: { executionOrder: 'v1' },
+	};
+}
+
+/** Webhook → "Approve the order?" → "Approve the shipping?", both Approval questions to one contact. */
+function approveTwice(credential: CredentialRef, path: string, ids: [string, string, string]) {
+	const to = "={{ $('Start').item.json.body.to }}";
+	return {
+		name: `approve twice: ${path}`,
+		nodes: [
+			webhookNode(path, ids[0]),
+			askNode('Order', to, 'Approve the order?', credential, ids[1], 240, 'approval'),
+			askNode('Shipping', to, 'Approve the shipping?', credential, ids[2], 480, 'approval'),
+		],
+		connections: { ...link('Start', 'Order'), ...link('Order', 'Shipping') },
 		settings: { executionOrder: 'v1' },
 	};
 }
@@ -136,9 +155,9 @@ function loop(credential: CredentialRef, path: string, ids: [string, string]) {
 }
 
 /** The answers each node of the run took, in order (a node's output after each resume). */
-function answersIn(run: Execution, node: string): string[] {
+function answersIn(run: Execution, node: string, field = 'text'): string[] {
 	return (run.data?.resultData.runData[node] ?? []).map((r) =>
-		String(r.data?.main[0]?.[0]?.json.text ?? ''),
+		String(r.data?.main[0]?.[0]?.json[field] ?? ''),
 	);
 }
 
@@ -260,6 +279,29 @@ for (const setting of [
 				expect(answersIn(run, 'Which time')).toEqual(['Noon']);
 			},
 		);
+
+		test('two Approval questions, the first asked again after an unclear answer: each takes its own decision', async () => {
+			const path = `approve-twice-${prefix}`;
+			const workflowId = await createWorkflow(
+				n8n,
+				approveTwice(credential, path, [id(40), id(41), id(42)]),
+			);
+			await api('POST', `/workflows/${workflowId}/activate`);
+			made.push(workflowId);
+			const since = Date.now();
+			await start(path, { to: ADA });
+			await asked(workflowId, setting.account, ADA, 'Approve the order?', 1, since);
+			await answer(setting.account, ADA, 'maybe');
+			await asked(workflowId, setting.account, ADA, RE_ASK, 1, since);
+			await answer(setting.account, ADA, 'yes');
+			await asked(workflowId, setting.account, ADA, 'Approve the shipping?', 1, since);
+			await answer(setting.account, ADA, 'no');
+			const [run] = await finished(workflowId, 1);
+			expect(answersIn(run, 'Order')).toEqual(['yes']);
+			expect(answersIn(run, 'Order', 'decision')).toEqual(['approved']);
+			expect(answersIn(run, 'Shipping')).toEqual(['no']);
+			expect(answersIn(run, 'Shipping', 'decision')).toEqual(['declined']);
+		});
 
 		test('one node in a loop asks three times: three answers, in order, once each', async () => {
 			const path = `ask-loop-${prefix}`;
