@@ -15,6 +15,12 @@ const SHARING =
 	/(sharing\/(shareDelivery|fanOut|memberHealth|ownRuns|receiveHandoff|authenticateHandoff|missedReport)|sharedWebhook\/(registeredUrl|peerClient|signedHandoff|registration))\.ts$/;
 const REPLIES = /sendAndWait\//;
 
+/**
+ * Nothing when at most 11 files ran, else every file that ran: a failure names them all (CI counted 12
+ * once, 2026-11-29, and its log could not say which file was the twelfth).
+ */
+const overBound = (files: string[]) => (files.length <= 11 ? [] : files);
+
 describe('a lone trigger', () => {
 	let sim: RelaySimulator;
 	let harness: TriggerHarness;
@@ -36,7 +42,7 @@ describe('a lone trigger', () => {
 		expect(harness.runs).toHaveLength(2);
 		expect(files).toContain('nodes/MessagingRelayTrigger/triggerVersion.ts');
 		expect(files.filter((f) => SHARING.test(f) || REPLIES.test(f))).toEqual([]);
-		expect(files.length).toBeLessThanOrEqual(11);
+		expect(overBound(files)).toEqual([]);
 	});
 
 	test('a forged delivery is refused within the same files', async () => {
@@ -47,7 +53,7 @@ describe('a lone trigger', () => {
 			expect(answer.status).toBe(401);
 		});
 		expect(harness.runs).toHaveLength(0);
-		expect(files.length).toBeLessThanOrEqual(11);
+		expect(overBound(files)).toEqual([]);
 	});
 });
 
