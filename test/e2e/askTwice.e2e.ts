@@ -9,17 +9,15 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
-import { receivedIn } from '../fixtures/events';
-import { deliverWithRetries } from '../fixtures/retrying-sender';
 import {
 	api,
+	contactWrites,
 	eventually,
 	executions,
 	info,
 	n8n,
 	relayCredential,
-	sim,
-	simRequests,
+	sentTo,
 	triggerWorkflow,
 	type Execution,
 } from '../support/e2e';
@@ -184,14 +182,7 @@ async function asked(
 	since: number,
 ) {
 	await eventually(async () => {
-		const sent = (await simRequests(since)).filter(
-			(r) =>
-				r.method === 'POST' &&
-				r.path === '/v1/messages' &&
-				r.account === account &&
-				r.body.to === chat &&
-				r.body.text === question,
-		);
+		const sent = (await sentTo(account, chat, since)).filter((text) => text === question);
 		return sent.length >= times ? true : undefined;
 	}, 30_000);
 	await eventually(async () => {
@@ -202,19 +193,7 @@ async function asked(
 
 /** The contact answers in its chat, as the service delivers it (again, until a 2xx). */
 async function answer(account: string, chat: string, text: string) {
-	const webhooks = (await sim('GET', '/webhooks')) as Record<
-		string,
-		{ url: string; secret: string } | null
-	>;
-	const webhook = webhooks[account];
-	if (!webhook) throw new Error(`no webhook on ${account}`);
-	const result = await deliverWithRetries(
-		webhook.url,
-		JSON.stringify(receivedIn(chat, { text })),
-		webhook.secret,
-		{ deadlineMs: 60_000 },
-	);
-	expect(result.status).toBe(200);
+	expect((await contactWrites(account, chat, text)).status).toBe(200);
 }
 
 async function finished(workflowId: string, count: number): Promise<Execution[]> {

@@ -15,18 +15,16 @@
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { receivedIn } from '../fixtures/events';
-import { deliverWithRetries } from '../fixtures/retrying-sender';
 import {
 	api,
+	contactWrites,
 	eventually,
 	executions,
 	info,
 	n8n,
 	relayCredential,
 	rest,
-	sim,
-	simRequests,
+	sentTo,
 	triggerWorkflow,
 } from '../support/e2e';
 import { createWorkflow, NODE_TYPES, type CredentialRef } from '../support/workflows';
@@ -74,35 +72,6 @@ function asking(credential: CredentialRef, path: string, n: number) {
 	};
 }
 
-/** The texts the account sent to `chat` since `since`. */
-async function sentTo(chat: string, since: number): Promise<string[]> {
-	return (await simRequests(since))
-		.filter(
-			(r) =>
-				r.method === 'POST' &&
-				r.path === '/v1/messages' &&
-				r.account === ACCOUNT &&
-				r.body.to === chat,
-		)
-		.map((r) => String(r.body.text));
-}
-
-/** The contact writes, as the service delivers it: again on anything but a 2xx, for up to `deadlineMs`. */
-async function write(chat: string, text: string, deadlineMs: number) {
-	const webhooks = (await sim('GET', '/webhooks')) as Record<
-		string,
-		{ url: string; secret: string } | null
-	>;
-	const webhook = webhooks[ACCOUNT];
-	if (!webhook) throw new Error(`no webhook on ${ACCOUNT}`);
-	return await deliverWithRetries(
-		webhook.url,
-		JSON.stringify(receivedIn(chat, { text })),
-		webhook.secret,
-		{ deadlineMs },
-	);
-}
-
 async function startAsking(path: string, workflowId: string, chat: string, since: number) {
 	const started = await fetch(`${info.n8nUrl}/webhook/${path}`, {
 		method: 'POST',
@@ -111,7 +80,7 @@ async function startAsking(path: string, workflowId: string, chat: string, since
 	});
 	expect(started.status).toBe(200);
 	return await eventually(async () => {
-		const asked = (await sentTo(chat, since)).includes(QUESTION);
+		const asked = (await sentTo(ACCOUNT, chat, since)).includes(QUESTION);
 		const waiting = (await executions(workflowId)).find(
 			(e) => e.status === 'waiting' && Date.parse(e.startedAt ?? '') >= since - 1_000,
 		);
@@ -178,19 +147,19 @@ describe('a Send and Wait run that n8n no longer has waiting', () => {
 			await end(first.id);
 
 			await sleep(Math.max(0, since + writeAfterMs - Date.now()));
-			const message = await write(chat, 'Hello again', 30_000);
+			const message = await contactWrites(ACCOUNT, chat, 'Hello again', 30_000);
 			expect(message.status).toBe(200);
 			// The trigger's workflow answered it as a new conversation: the wait no longer holds the chat.
 			expect(
 				await eventually(async () => {
-					const sent = await sentTo(chat, since);
+					const sent = await sentTo(ACCOUNT, chat, since);
 					return sent.includes(TRIGGER_REPLY) ? sent : undefined;
 				}, 30_000),
 			).toEqual([QUESTION, TRIGGER_REPLY]);
 
 			const again = Date.now();
 			const second = await startAsking(path, workflowId, chat, again);
-			expect((await write(chat, 'Yes', 30_000)).status).toBe(200);
+			expect((await contactWrites(ACCOUNT, chat, 'Yes', 30_000)).status).toBe(200);
 			const resumed = await eventually(async () => {
 				const run = (await executions(workflowId)).find((e) => e.id === second.id);
 				return run?.status === 'success' ? run : undefined;
@@ -199,7 +168,9 @@ describe('a Send and Wait run that n8n no longer has waiting', () => {
 				?.json as IDataObject | undefined;
 			expect(taken?.text).toBe('Yes');
 			// Only the first message reached the trigger's workflow.
-			expect((await sentTo(chat, since)).filter((t) => t === TRIGGER_REPLY)).toHaveLength(1);
+			expect((await sentTo(ACCOUNT, chat, since)).filter((t) => t === TRIGGER_REPLY)).toHaveLength(
+				1,
+			);
 		},
 		200_000,
 	);

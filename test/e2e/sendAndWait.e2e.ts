@@ -21,6 +21,7 @@ import {
 	relayCredential,
 	report,
 	restartN8n,
+	sentTo,
 	sim,
 	simRequests,
 	simulator,
@@ -55,22 +56,9 @@ async function deliverToAccount(event: unknown) {
 	return { status, body: json };
 }
 
-/** What the account sent to `chat` since `from`. */
-async function sentTo(chat: string, from: number): Promise<string[]> {
-	return (await simRequests(from))
-		.filter(
-			(r) =>
-				r.method === 'POST' &&
-				r.path === '/v1/messages' &&
-				r.account === ACCOUNT &&
-				r.body.to === chat,
-		)
-		.map((r) => r.body.text as string);
-}
-
 async function untilSent(chat: string, from: number, count: number) {
 	return await eventually(async () => {
-		const sent = await sentTo(chat, from);
+		const sent = await sentTo(ACCOUNT, chat, from);
 		return sent.length >= count ? sent : undefined;
 	}, 30_000);
 }
@@ -127,7 +115,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		await executionsSettled([workflowId]);
 		expect(await executions(workflowId)).toHaveLength(1);
 		expect(runs).toHaveLength(1);
-		expect(await sentTo(chat, since)).toHaveLength(2);
+		expect(await sentTo(ACCOUNT, chat, since)).toHaveLength(2);
 		// The only run in its chat recorded its wait once, without the question's id; the run's
 		// output still names its question (from the run's own custom data).
 		expect((await recordedWait(chat))?.questionId).toBeNull();
@@ -171,7 +159,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		// Another contact writes: a new run asks them, the first run still waits.
 		await deliverToAccount(receivedIn(stranger, { text: '1' }));
 		expect(await untilSent(stranger, since, 1)).toEqual([QUESTION]);
-		expect(await sentTo(chat, since)).toEqual([QUESTION]);
+		expect(await sentTo(ACCOUNT, chat, since)).toEqual([QUESTION]);
 
 		// Someone who knows n8n's signed resume URL (here read from the trigger's static data)
 		// posts an answer to it: the node refuses it and the run keeps waiting.
@@ -184,7 +172,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		});
 		expect(forged.status).toBe(401);
 		await executionsSettled([workflowId]);
-		expect(await sentTo(chat, since)).toEqual([QUESTION]);
+		expect(await sentTo(ACCOUNT, chat, since)).toEqual([QUESTION]);
 
 		// The contact's own answer still resumes it.
 		await deliverToAccount(receivedIn(chat, { text: '2' }));
@@ -287,7 +275,10 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 			'Booked: see you tomorrow at 19:00!',
 		]);
 		await executionsSettled([workflowId]);
-		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		expect(await sentTo(ACCOUNT, chat, since)).toEqual([
+			QUESTION,
+			'Booked: see you tomorrow at 19:00!',
+		]);
 	}, 240_000);
 
 	test('an answer that arrives before n8n has put the run to wait gets 503 and its redelivery resumes the run exactly once; n8n itself answers 409 for the running run and "No action required" for the finished one', async () => {
@@ -311,7 +302,7 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		const asking = deliverToAccount(receivedIn(chat, { text: 'Table?' }));
 		// The simulator logs the question when it arrives, before its delayed answer.
 		await eventually(
-			async () => ((await sentTo(chat, since)).length >= 1 ? true : undefined),
+			async () => ((await sentTo(ACCOUNT, chat, since)).length >= 1 ? true : undefined),
 			30_000,
 		);
 		const seen = Date.now();
@@ -389,7 +380,10 @@ describe("the appointment example: ask, wait in n8n, continue on the contact's a
 		expect(whenFinished.status).toBe(200);
 		expect(whenFinishedBody).toContain('No action required');
 		// Exactly once: one booking, the direct POSTs resumed nothing.
-		expect(await sentTo(chat, since)).toEqual([QUESTION, 'Booked: see you tomorrow at 19:00!']);
+		expect(await sentTo(ACCOUNT, chat, since)).toEqual([
+			QUESTION,
+			'Booked: see you tomorrow at 19:00!',
+		]);
 	});
 });
 
@@ -427,7 +421,7 @@ describe('an account with two trigger workflows published', () => {
 			]);
 			await executionsSettled([workflowId, otherId]);
 			expect((await executions(otherId)).length).toBe(otherBefore);
-			expect(await sentTo(chat, since)).toHaveLength(2);
+			expect(await sentTo(ACCOUNT, chat, since)).toHaveLength(2);
 		} finally {
 			await api('POST', `/workflows/${otherId}/deactivate`).catch(() => undefined);
 		}

@@ -5,6 +5,8 @@
  */
 import type { IDataObject } from 'n8n-workflow';
 
+import { receivedIn } from '../fixtures/events';
+import { deliverWithRetries } from '../fixtures/retrying-sender';
 import type { RecordedRequest } from '../simulator';
 import * as executionList from './executions';
 import type { Execution } from './executions';
@@ -55,6 +57,38 @@ export const currentWebhook = async (account: string) =>
 export type SimRequest = Omit<RecordedRequest, 'body'> & { body: IDataObject };
 export const simRequests = async (since: number) =>
 	(await simulator.requests(since)) as SimRequest[];
+
+/** The texts `account` sent to `chat` since `since` (the simulator's record of POST /v1/messages). */
+export const sentTo = async (account: string, chat: string, since: number): Promise<string[]> =>
+	(await simRequests(since))
+		.filter(
+			(r) =>
+				r.method === 'POST' &&
+				r.path === '/v1/messages' &&
+				r.account === account &&
+				r.body.to === chat,
+		)
+		.map((r) => String(r.body.text));
+
+/**
+ * A contact writes `text` in `chat`, as the service delivers it to the account's registered webhook:
+ * again on anything but a 2xx, for up to `deadlineMs`.
+ */
+export async function contactWrites(
+	account: string,
+	chat: string,
+	text: string,
+	deadlineMs = 60_000,
+) {
+	const webhook = await currentWebhook(account);
+	if (!webhook) throw new Error(`no webhook on ${account}`);
+	return await deliverWithRetries(
+		webhook.url,
+		JSON.stringify(receivedIn(chat, { text })),
+		webhook.secret,
+		{ deadlineMs },
+	);
+}
 
 /** Polls until `check` holds, for at most `timeoutMs`; its value. */
 export const eventually = <T>(check: () => Promise<T | undefined | false>, timeoutMs = 60_000) =>
