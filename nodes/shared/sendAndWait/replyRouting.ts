@@ -7,7 +7,13 @@ import { webhookResourceUrl } from '../n8n/capabilities';
 import { tablesUnsaved } from '../sharedWebhook/accountTable';
 import { sendHandoff } from '../sharedWebhook/peerClient';
 import type { WebhookState } from '../sharedWebhook/webhookState';
-import { endingsOf, updateWaits, waitsForReply, type IdentifiedWait } from './waitingRuns';
+import {
+	endingsOf,
+	offerRefused,
+	updateWaits,
+	waitsForReply,
+	type IdentifiedWait,
+} from './waitingRuns';
 import { shareEnds } from './memberSync';
 
 /**
@@ -151,17 +157,19 @@ export async function routeReply(
 	for (const wait of waits) {
 		// This very delivery resumed the run before (its answer to the service was lost): nothing to offer.
 		if (wait.resumedBy === deliveryId) return tookIt(wait);
-		const redelivery = wait.offeredBy === deliveryId;
+		// A redelivery of an offer n8n refused as "not waiting yet" proves nothing: it is offered afresh.
+		const redelivery = wait.offeredBy === deliveryId && !offerRefused(wait);
 		const saveFirst = !redelivery && !wait.passOn && answersAfterSave(context);
 		if (saveFirst) {
 			if (!mayWrite()) return { kind: 'retry later' };
 			const now = Date.now();
-			updateWaits(
-				context,
-				state,
-				[[wait.id, { ...wait, offeredBy: deliveryId, offeredAt: now }]],
-				now,
-			);
+			// Strictly later than the last offer, so that a fresh offer never reads as the refused one.
+			const offered = {
+				...wait,
+				offeredBy: deliveryId,
+				offeredAt: Math.max(now, (wait.offeredAt ?? Number.NEGATIVE_INFINITY) + 1),
+			};
+			updateWaits(context, state, [[wait.id, offered]], now);
 			const response = answerAfterSave(context, async () => {
 				const result = await offer(context, key, origin, wait, event);
 				if (result === 'consumed' || result === 'asked again') {
@@ -169,9 +177,17 @@ export async function routeReply(
 					flushSoon(context, key, Date.now());
 					return ANSWERED;
 				}
+				// A run stopped while young answers 409 as one not waiting yet does: the refusal is saved,
+				// so that the redelivery is offered afresh, not taken as this offer's lost answer.
+				if (result === 'not waiting yet') {
+					const refused = { ...offered, refusedBy: deliveryId, refusedAt: offered.offeredAt };
+					updateWaits(context, state, [[wait.id, refused]], Date.now());
+					await saveEnds(context, key, []);
+					return RUN_NOT_READY;
+				}
 				// Not taken: ended, saved by a request of its own (n8n saved this one already); the
 				// redelivery goes on to the next wait or the trigger workflows.
-				if (result !== 'unavailable' && result !== 'not waiting yet') {
+				if (result !== 'unavailable') {
 					end(wait);
 					await saveEnds(context, key, [wait.id]);
 				}

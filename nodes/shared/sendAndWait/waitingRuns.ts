@@ -39,6 +39,9 @@ export interface WaitEntry extends IDataObject {
 	/** The last delivery offered to the run, saved before the offer: a redelivery after a lost answer is recognised. */
 	offeredBy?: string;
 	offeredAt?: number;
+	/** The last offer n8n answered "not waiting yet" (a young 409), by its offeredAt: its redelivery is offered afresh. */
+	refusedBy?: string;
+	refusedAt?: number;
 	/** How many times the run asked again after an unclear answer (Approval). */
 	asked?: number;
 }
@@ -77,6 +80,10 @@ function pairMin(
 	return less !== max ? a : b;
 }
 
+/** The current offer is one n8n refused while the wait was young: its redelivery is no proof of an earlier resume. */
+export const offerRefused = (w: WaitEntry) =>
+	w.refusedBy !== undefined && w.refusedBy === w.offeredBy && w.refusedAt === w.offeredAt;
+
 const fixedFields = (w: WaitEntry) =>
 	[w.chat, w.channelId, w.resumePath, w.passOn ? '1' : ''].join('\u0000');
 
@@ -88,6 +95,12 @@ export function mergeWaits(a: WaitEntry, b: WaitEntry): WaitEntry {
 	const [offeredAt, offeredBy] = pairMin(
 		[a.offeredAt, a.offeredBy],
 		[b.offeredAt, b.offeredBy],
+		true,
+	);
+	// The latest refusal, like the latest offer: a stopped run refuses every fresh offer of one delivery.
+	const [refusedAt, refusedBy] = pairMin(
+		[a.refusedAt, a.refusedBy],
+		[b.refusedAt, b.refusedBy],
 		true,
 	);
 	const questions = [a.questionId, b.questionId].filter((q): q is string => !!q).sort();
@@ -103,6 +116,7 @@ export function mergeWaits(a: WaitEntry, b: WaitEntry): WaitEntry {
 	if (base.passOn) entry.passOn = true;
 	if (resumedBy !== undefined) [entry.resumedAt, entry.resumedBy] = [resumedAt, resumedBy];
 	if (offeredBy !== undefined) [entry.offeredAt, entry.offeredBy] = [offeredAt, offeredBy];
+	if (refusedBy !== undefined) [entry.refusedAt, entry.refusedBy] = [refusedAt, refusedBy];
 	const asked = Math.max(a.asked ?? 0, b.asked ?? 0);
 	if (asked > 0) entry.asked = asked;
 	return entry;
@@ -151,7 +165,7 @@ const table = new AccountTable<WaitEntry>({
 				packAfter(w.since, w.resumedAt),
 				packDelivery(w.resumedBy),
 			];
-		return [
+		const row = [
 			w.chat,
 			w.channelId,
 			since,
@@ -165,6 +179,9 @@ const table = new AccountTable<WaitEntry>({
 			packDelivery(w.offeredBy),
 			w.offeredAt === undefined ? '' : packAfter(w.since, w.offeredAt),
 		];
+		// Two trailing columns only with a refusal: every other row stays as older versions wrote it.
+		if (w.refusedBy === undefined || w.refusedAt === undefined) return row;
+		return [...row, packDelivery(w.refusedBy), packAfter(w.since, w.refusedAt)];
 	},
 	decode: (fields, id) => {
 		const sinceOf = (packed: string | undefined) => unpackNumber(packed || (sinceInId(id) ?? ''));
@@ -201,6 +218,8 @@ const table = new AccountTable<WaitEntry>({
 			resumedAt,
 			offeredBy,
 			offeredAt,
+			refusedBy,
+			refusedAt,
 		] = fields;
 		const since = sinceOf(packedSince);
 		const until = packedUntil === 'F' ? NO_LIMIT : unpackAfter(since, packedUntil ?? '');
@@ -225,6 +244,10 @@ const table = new AccountTable<WaitEntry>({
 		if (resumedAt) entry.resumedAt = unpackAfter(since, resumedAt);
 		if (offeredBy) entry.offeredBy = unpackDelivery(offeredBy);
 		if (offeredAt) entry.offeredAt = unpackAfter(since, offeredAt);
+		if (refusedBy && refusedAt) {
+			entry.refusedBy = unpackDelivery(refusedBy);
+			entry.refusedAt = unpackAfter(since, refusedAt);
+		}
 		if (asked) entry.asked = unpackNumber(asked);
 		if (passOn === '1') entry.passOn = true;
 		return entry;

@@ -231,3 +231,103 @@ test("a first delivery's answer goes out only after n8n saved its offer, and is 
 		{ status: 503, body: { error: 'n8n did not save this change in time; send it again shortly' } },
 	]);
 });
+
+test('a run stopped in its first minute: its refused answer, redelivered to another process, goes to the trigger workflows', async () => {
+	const start = Date.now();
+	let clock = start;
+	jest.spyOn(Date, 'now').mockImplementation(() => clock);
+	try {
+		const a = processOf();
+		const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
+		a.runs.recordWait(first.context, first.state, {
+			executionId: '44',
+			resumePath: '/webhook-waiting/44/ask?chat=x&signature=abc',
+			chat: CHAT,
+			channelId: 'num_main',
+			since: start - 5_000,
+			until: start + 3_600_000,
+			questionId: null,
+		});
+		let saved = first.save();
+		const delivery = answer('wamid.answer-4');
+
+		// Process A: the run was stopped in n8n; n8n answers the offer 409 as it does a run not yet
+		// waiting. A answers 503 and saves the refusal (its empty hand-off to its own URL).
+		const atA = request(saved);
+		mockAnswers.push({ kind: 'stranger', statusCode: 409 });
+		expect(
+			(await a.routing.routeReply(atA.context, atA.state, delivery.raw, delivery.body, 'd4', KEY))
+				.kind,
+		).toBe('held');
+		atA.save();
+		await settled();
+		expect(atA.answered).toEqual([
+			{ status: 503, body: { error: 'A run waiting for this reply could not take it yet' } },
+		]);
+		saved = JSON.stringify(JSON.parse(JSON.stringify(atA.state)));
+
+		// Process B, a minute on, from the database alone: the redelivery is offered afresh; the
+		// stopped run's 409 is no proof now, the wait ends, and the next delivery is not a reply.
+		clock = start + 60_000;
+		const b = processOf();
+		const atB = request(saved);
+		mockAnswers.push({ kind: 'stranger', statusCode: 409 });
+		expect(
+			(await b.routing.routeReply(atB.context, atB.state, delivery.raw, delivery.body, 'd4', KEY))
+				.kind,
+		).toBe('held');
+		atB.save();
+		await settled();
+		expect(atB.answered.map((x) => x.status)).toEqual([503]);
+		const atB2 = request(JSON.stringify(JSON.parse(JSON.stringify(atB.state))));
+		expect(
+			await b.routing.routeReply(atB2.context, atB2.state, delivery.raw, delivery.body, 'd4', KEY),
+		).toEqual({ kind: 'not a reply', ended: [] });
+		expect(mockOffers).toHaveLength(2);
+	} finally {
+		jest.restoreAllMocks();
+	}
+});
+
+test('a young run answering 409 to a redelivery offered at once: retried, nothing refused; after the minute, the lost answer', async () => {
+	const start = Date.now();
+	let clock = start;
+	jest.spyOn(Date, 'now').mockImplementation(() => clock);
+	try {
+		const a = processOf();
+		const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
+		a.runs.recordWait(first.context, first.state, {
+			executionId: '45',
+			resumePath: '/webhook-waiting/45/ask?chat=x&signature=abc',
+			chat: CHAT,
+			channelId: 'num_main',
+			since: start - 5_000,
+			until: start + 3_600_000,
+			questionId: null,
+		});
+		const delivery = answer('wamid.answer-5');
+		// A's offer was taken; A died before its answer to the service.
+		const atA = request(first.save());
+		mockAnswers.push({ kind: 'member', body: { consumed: true } });
+		await a.routing.routeReply(atA.context, atA.state, delivery.raw, delivery.body, 'd5', KEY);
+		const saved = atA.save();
+		await settled();
+
+		// B: the resumed run is still running (409) while the wait is young: retried, no refusal.
+		const b = processOf();
+		const atB = request(saved);
+		mockAnswers.push({ kind: 'stranger', statusCode: 409 });
+		expect(
+			await b.routing.routeReply(atB.context, atB.state, delivery.raw, delivery.body, 'd5', KEY),
+		).toEqual({ kind: 'retry later' });
+		expect(JSON.stringify(atB.state)).toBe(saved);
+		clock = start + 60_000;
+		const atB2 = request(saved);
+		mockAnswers.push({ kind: 'stranger', statusCode: 409 });
+		expect(
+			await b.routing.routeReply(atB2.context, atB2.state, delivery.raw, delivery.body, 'd5', KEY),
+		).toEqual({ kind: 'answered a waiting run', passOn: false });
+	} finally {
+		jest.restoreAllMocks();
+	}
+});

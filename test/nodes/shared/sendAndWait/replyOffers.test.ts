@@ -527,20 +527,142 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 		expect(stored(h, wait).resumedBy).toBeUndefined();
 	});
 
-	test.each([
-		['n8n cannot be reached', { kind: 'unavailable', statusCode: 503 } as PeerAnswer],
-		[
-			'a young wait answered 409 (not waiting yet)',
-			{ kind: 'stranger', statusCode: 409 } as PeerAnswer,
-		],
-	])('%s: 503 Retry-After, the wait stays and nothing else is sent', async (_what, answer) => {
+	test('n8n cannot be reached: 503 Retry-After, the wait stays and nothing else is sent', async () => {
 		const h = holder();
 		const wait = waitIn(h);
 		const r = reply();
 		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
-		runsAnswer(answer);
+		runsAnswer({ kind: 'unavailable', statusCode: 503 });
 		expect(await afterSaves[0]()).toEqual(RETRY);
 		expect(stored(h, wait).until).toBe(wait.until);
+		expect(stored(h, wait).refusedBy).toBeUndefined();
+		expect(offers).toHaveBeenCalledTimes(1);
+	});
+
+	const young409: PeerAnswer = { kind: 'stranger', statusCode: 409 };
+	const emptyAnswer: PeerAnswer = { kind: 'member', body: {} };
+
+	test('a young wait answered 409: 503, the wait stays, and the refusal of this very offer is saved by a request of its own', async () => {
+		const h = holder();
+		const wait = waitIn(h);
+		clock = NOW + 1_000;
+		const r = reply();
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		runsAnswer(young409, emptyAnswer);
+		clock = NOW + 1_500;
+		expect(await afterSaves[0]()).toEqual(RETRY);
+		expect(stored(h, wait)).toMatchObject({
+			until: wait.until,
+			offeredBy: 'd1',
+			offeredAt: NOW + 1_000,
+			refusedBy: 'd1',
+			refusedAt: NOW + 1_000,
+		});
+		expect(offers).toHaveBeenCalledTimes(2);
+		const [, key, op, url, body] = offers.mock.calls[1];
+		expect([key, op, url]).toEqual([KEY, 'wait', HOLDER_URL]);
+		expect(JSON.parse(body)).toEqual({ waits: [], confirm: [], ends: [] });
+	});
+
+	test('a run stopped while young: the redelivery of its refused offer is offered afresh, ends the wait, and the next goes to the triggers', async () => {
+		const h = holder();
+		const wait = waitIn(h);
+		const r = reply();
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		runsAnswer(young409, emptyAnswer);
+		expect(await afterSaves[0]()).toEqual(RETRY);
+		// The redelivery, 5 s on: held again (not taken as the lost answer of its first offer).
+		clock = NOW + 5_000;
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+			kind: 'held',
+			response: { noWebhookResponse: true },
+		});
+		expect(stored(h, wait)).toMatchObject({ offeredBy: 'd1', offeredAt: NOW + 5_000 });
+		// A minute after the wait, the stopped run's 409 is no proof: the wait ends.
+		clock = NOW + 60_000;
+		runsAnswer({ kind: 'stranger', statusCode: 409 }, emptyAnswer);
+		expect(await afterSaves[1]()).toEqual(RETRY);
+		expect(stored(h, wait).until).toBe(NOW + 60_000);
+		expect(stored(h, wait).resumedBy).toBeUndefined();
+		// The third delivery goes to the trigger workflows; nothing more is offered.
+		expect(await outcome(h, r, 'd1')).toEqual({ kind: 'not a reply', ended: [] });
+		expect(offers).toHaveBeenCalledTimes(4);
+	});
+
+	test('refused, refused again, then taken: answered 200 and the wait records the delivery', async () => {
+		const h = holder();
+		const wait = waitIn(h);
+		const r = reply();
+		for (const [index, at] of [NOW, NOW + 5_000].entries()) {
+			clock = at;
+			await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+			runsAnswer(young409, emptyAnswer);
+			expect(await afterSaves[index]()).toEqual(RETRY);
+			expect(stored(h, wait)).toMatchObject({ refusedBy: 'd1', refusedAt: at });
+		}
+		clock = NOW + 10_000;
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		runsAnswer(took());
+		expect(await afterSaves[2]()).toEqual(ANSWERED);
+		expect(stored(h, wait)).toMatchObject({ resumedBy: 'd1', resumedAt: NOW + 10_000 });
+	});
+
+	test('a fresh offer is later than the refused one even on a process whose clock is behind', async () => {
+		const h = holder();
+		const wait = waitIn(h);
+		clock = NOW + 2_000;
+		const r = reply();
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		runsAnswer(young409, emptyAnswer);
+		await afterSaves[0]();
+		clock = NOW + 1_990;
+		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
+		expect(stored(h, wait)).toMatchObject({
+			offeredAt: NOW + 2_001,
+			refusedAt: NOW + 2_000,
+		});
+		// A crash after this offer resumed the run: its redelivery is the lost answer, not passed on.
+		runsAnswer({ kind: 'stranger', statusCode: 200 });
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+			kind: 'answered a waiting run',
+			passOn: false,
+		});
+	});
+
+	test.each([
+		[
+			'of another delivery',
+			{ offeredBy: 'd1', offeredAt: NOW - 500, refusedBy: 'd2', refusedAt: NOW - 500 },
+		],
+		[
+			'of an earlier offer',
+			{ offeredBy: 'd1', offeredAt: NOW - 500, refusedBy: 'd1', refusedAt: NOW - 900 },
+		],
+	])(
+		'a refusal %s leaves a redelivery of the offer a redelivery: offered at once, and gone is its lost answer',
+		async (_what, fields) => {
+			const h = holder();
+			const wait = waitIn(h, fields);
+			runsAnswer({ kind: 'gone' });
+			const r = reply();
+			expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+				kind: 'answered a waiting run',
+				passOn: false,
+			});
+			expect(afterSaves).toHaveLength(0);
+			expect(stored(h, wait)).toMatchObject({ resumedBy: 'd1' });
+		},
+	);
+
+	test('a redelivery offered at once that meets a young 409 writes no refusal: that 409 may be from the run its first offer resumed', async () => {
+		const h = holder();
+		const wait = waitIn(h, { offeredBy: 'd1', offeredAt: NOW - 500 });
+		runsAnswer(young409);
+		const r = reply();
+		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
+			kind: 'retry later',
+		});
+		expect(stored(h, wait).refusedBy).toBeUndefined();
 		expect(offers).toHaveBeenCalledTimes(1);
 	});
 

@@ -506,6 +506,54 @@ describe('row ids and packed fields, read back as written', () => {
 		});
 	});
 
+	test.each([
+		['32 hex digits', 'ab'.repeat(16)],
+		['any other id', 'delivery-7'],
+	])(
+		'a refused offer (delivery id of %s) reads back exactly, in two columns of its own at the end',
+		(_what, delivery) => {
+			const t = trigger();
+			const state: WebhookState = {};
+			const offered = { offeredBy: delivery, offeredAt: NOW - 3_000 };
+			recordWait(t, state, wait('1', offered), NOW);
+			const plain = state.waitRows!;
+			recordWait(
+				t,
+				state,
+				wait('1', { ...offered, refusedBy: delivery, refusedAt: NOW - 3_000 }),
+				NOW,
+			);
+			expect(waitsInStaticData(state)['1']).toMatchObject({
+				...offered,
+				refusedBy: delivery,
+				refusedAt: NOW - 3_000,
+			});
+			// The row as it was, two columns longer: older versions read it as the offer alone.
+			const refused = state.waitRows!.split(';').pop()!;
+			expect(refused.startsWith(plain)).toBe(true);
+			expect(refused.split(' ')).toHaveLength(plain.split(' ').length + 2);
+			expect(waitsInStaticData({ waitRows: refused })['1']).toMatchObject({ refusedBy: delivery });
+		},
+	);
+
+	test('a row without a refusal keeps its 12 columns; rows of 10 or 12 columns read with no refusal, one with half of it too', () => {
+		const t = trigger();
+		const state: WebhookState = {};
+		recordWait(t, state, wait('1', { offeredBy: 'd1', offeredAt: NOW - 3_000 }), NOW);
+		const row = state.waitRows!;
+		expect(row.split(' ')).toHaveLength(13);
+		const read = (text: string) => waitsInStaticData({ waitRows: text })['1'];
+		expect(read(row)).toMatchObject({ offeredBy: 'd1' });
+		expect(read(row).refusedBy).toBeUndefined();
+		const tenColumns = row.split(' ').slice(0, 11).join(' ');
+		expect(read(tenColumns)).toMatchObject({ chat: ADA });
+		expect(read(tenColumns).offeredBy).toBeUndefined();
+		for (const half of [`${row} d1`, `${row}  0`]) {
+			expect(read(half).refusedBy).toBeUndefined();
+			expect(read(half).refusedAt).toBeUndefined();
+		}
+	});
+
 	test('the start is left out of a row when its id says it; a start the id does not say is kept', () => {
 		const t = trigger();
 		const state: WebhookState = {};

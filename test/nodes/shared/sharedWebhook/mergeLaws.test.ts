@@ -43,14 +43,16 @@ const wait: fc.Arbitrary<WaitEntry> = fc
 		passOn: fc.boolean(),
 		resumed: fc.option(fc.tuple(time, word), { nil: undefined }),
 		offered: fc.option(fc.tuple(time, word), { nil: undefined }),
+		refused: fc.option(fc.tuple(time, word), { nil: undefined }),
 		asked: small(3),
 	})
-	.map(({ resumed, offered, passOn, asked, ...w }) => {
+	.map(({ resumed, offered, refused, passOn, asked, ...w }) => {
 		const entry: WaitEntry = { executionId: '7', since: T - 1_000, ...w };
 		if (passOn) entry.passOn = true;
 		if (asked > 0) entry.asked = asked;
 		if (resumed) [entry.resumedAt, entry.resumedBy] = resumed;
 		if (offered) [entry.offeredAt, entry.offeredBy] = offered;
+		if (refused) [entry.refusedAt, entry.refusedBy] = refused;
 		return entry;
 	});
 
