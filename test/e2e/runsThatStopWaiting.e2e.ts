@@ -7,10 +7,11 @@
  * next answer. The unit suite (waitsThatEnd.test.ts) stands n8n in with a server answering 404; this is
  * n8n itself.
  *
- * The stopped run is answered after its wait's first minute: within it, a 409 also means "not put to wait
- * yet" (replyRouting.ts), the answer is refused 503 and its redelivery is then taken as the run's own
- * (acknowledged, not passed on). That window is a known gap, written down in
- * docs/design/conversations-at-scale.md ("A run stopped in its first minute").
+ * A stopped run is answered after its wait's first minute, and at once: within the minute a 409 also means
+ * "not put to wait yet" (replyRouting.ts), so the message is answered 503 and its refusal saved; every
+ * redelivery is offered afresh, and from the minute on the 409 ends the wait and the message reaches the
+ * trigger's workflow, late but not lost (docs/design/conversations-at-scale.md, "A run stopped in its first
+ * minute"; before that fix the redelivery was taken as the run's own answer and lost).
  */
 import type { IDataObject } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
@@ -109,8 +110,15 @@ describe('a Send and Wait run that n8n no longer has waiting', () => {
 		for (const id of made) await api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
 	});
 
-	/** How the run stops waiting, and when (ms after the question) its contact writes next. */
-	const endings: Array<[string, string, (id: string) => Promise<void>, number]> = [
+	const stop = async (id: string) => {
+		const { status } = await rest('POST', `/executions/${id}/stop`);
+		expect(status).toBe(200);
+	};
+	/**
+	 * How the run stops waiting, when (ms after the question) its contact writes next, and how long the
+	 * service goes on delivering that message.
+	 */
+	const endings: Array<[string, string, (id: string) => Promise<void>, number, number]> = [
 		[
 			'deleted',
 			'4917630000001@c.us',
@@ -118,27 +126,20 @@ describe('a Send and Wait run that n8n no longer has waiting', () => {
 				await api('DELETE', `/executions/${id}`);
 			},
 			0,
+			30_000,
 		],
-		[
-			'stopped',
-			'4917630000002@c.us',
-			async (id) => {
-				const { status } = await rest('POST', `/executions/${id}/stop`);
-				expect(status).toBe(200);
-			},
-			// Past the minute in which a 409 may mean a run not put to wait yet (replyRouting.ts).
-			62_000,
-		],
+		// Past the minute in which a 409 may mean a run not put to wait yet (replyRouting.ts).
+		['stopped', '4917630000002@c.us', stop, 62_000, 30_000],
+		// Within it: refused until the wait is a minute old, then passed on.
+		['stopped, written at once', '4917630000003@c.us', stop, 0, 90_000],
 	];
 
 	test.each(endings)(
 		"%s: the contact's next message goes to the trigger's workflow, and the next question takes the next answer",
-		async (how, chat, end, writeAfterMs) => {
-			const path = `runs-stop-waiting-${how}`;
-			const workflowId = await createWorkflow(
-				n8n,
-				asking(credential, path, how === 'deleted' ? 10 : 20),
-			);
+		async (how, chat, end, writeAfterMs, deliveredForMs) => {
+			const index = endings.findIndex((e) => e[0] === how);
+			const path = `runs-stop-waiting-${index}`;
+			const workflowId = await createWorkflow(n8n, asking(credential, path, 10 * (index + 1)));
 			await api('POST', `/workflows/${workflowId}/activate`);
 			made.push(workflowId);
 
@@ -147,8 +148,13 @@ describe('a Send and Wait run that n8n no longer has waiting', () => {
 			await end(first.id);
 
 			await sleep(Math.max(0, since + writeAfterMs - Date.now()));
-			const message = await contactWrites(ACCOUNT, chat, 'Hello again', 30_000);
+			const message = await contactWrites(ACCOUNT, chat, 'Hello again', deliveredForMs);
 			expect(message.status).toBe(200);
+			if (writeAfterMs === 0 && how !== 'deleted') {
+				// Refused while the wait was young, taken by the trigger's workflow once it was not.
+				expect(message.attempts[0].status).toBe(503);
+				expect(message.attempts.at(-1)!.at).toBeGreaterThanOrEqual(since + 55_000);
+			}
 			// The trigger's workflow answered it as a new conversation: the wait no longer holds the chat.
 			expect(
 				await eventually(async () => {
@@ -172,6 +178,6 @@ describe('a Send and Wait run that n8n no longer has waiting', () => {
 				1,
 			);
 		},
-		200_000,
+		260_000,
 	);
 });
