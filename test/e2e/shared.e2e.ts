@@ -204,6 +204,27 @@ async function runStartsOf(workflow: SharedWorkflow): Promise<Map<string, number
 	return runs;
 }
 
+/**
+ * Runs n8n cut at its shutdown, by delivery id: marked crashed at the next start with no node's output
+ * saved, the event only in the stack n8n stored when it created the execution (its first node's input).
+ * Named in a problem's report: none is expected (docs/shared-webhook.md, "n8n stopping").
+ */
+async function cutRunsOf(workflow: SharedWorkflow) {
+	const cut = new Map<string, { id: string; startedAt: number }>();
+	for (const execution of await allExecutions(workflow.id)) {
+		if (execution.status !== 'crashed' || nodeItems(execution, 'Relay Trigger')[0]) continue;
+		const stored = execution.data as
+			| { executionData?: { nodeExecutionStack?: Array<{ data?: { main?: IDataObject[][] } }> } }
+			| undefined;
+		const input = stored?.executionData?.nodeExecutionStack?.[0]?.data?.main?.[0]?.[0];
+		const id = ((input?.json as IDataObject | undefined)?.event as IDataObject | undefined)
+			?.deliveryId;
+		if (typeof id === 'string')
+			cut.set(id, { id: execution.id, startedAt: Date.parse(execution.startedAt ?? '') });
+	}
+	return cut;
+}
+
 /** Waits until n8n has finished every execution of the workflows (none running or new). */
 async function settled() {
 	await eventually(async () => {
@@ -294,6 +315,8 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 		while (sentCount < SOAK * share) await sleep(50);
 	};
 	const events: string[] = [];
+	/** When n8n was stopped and when it served again (for a problem's report). */
+	let restart: { from: number; back: number } | undefined;
 	const disturbances = (async () => {
 		await at(0.15);
 		const first = await holder();
@@ -312,8 +335,10 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 		await at(0.7);
 		events.push('restart n8n');
 		const from = Date.now();
-		await restartN8n();
+		// How long n8n took to stop (its own limit is 30 s; restartN8n kills it after 30 s).
+		await restartN8n({ onStopped: () => events.push(`n8n stopped after ${Date.now() - from} ms`) });
 		events.push(`n8n back after ${Date.now() - from} ms`);
+		restart = { from, back: Date.now() };
 	})();
 
 	// The account's registration over time (which trigger holds it, who is listed), for the
@@ -382,6 +407,15 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 	// the one run started during an earlier attempt while the workflow was published (a holder
 	// answers 503 when a member could not take the event and remembers who ran, docs/
 	// shared-webhook.md); a transition of the workflow during it, unchecked (at most 3 %).
+	/** What n8n logged about its shutdown and the runs it left (read once, for a problem's report). */
+	let stoppingLines: string | undefined;
+	const stoppingLog = () =>
+		(stoppingLines ??= readN8nLog()
+			.split('\n')
+			.filter((line) => /SIGTERM|shut|stopping|active execution|crash|Last session/i.test(line))
+			.slice(-8)
+			.map((line) => line.slice(0, 160))
+			.join(' | '));
 	let exact = 0;
 	let checkable = 0;
 	let ranOnAnEarlierAttempt = 0;
@@ -389,6 +423,20 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 	const problems: string[] = [];
 	for (const workflow of workflows) {
 		const runStarts = await runStartsOf(workflow);
+		const cutRuns = await cutRunsOf(workflow);
+		// A delivery with no run is reported with what tells a lost event from a run n8n cut short:
+		// its attempts, the restart, its cut run if n8n kept one, and what n8n logged on stopping.
+		const noRun = (id: string, attempts: Attempt[]) => {
+			const cut = cutRuns.get(id);
+			const relative = (t: number | undefined) => (t === undefined ? '?' : t - started);
+			return (
+				` [attempts ${attempts
+					.map((a) => `${relative(a.start)}..${relative(a.end)} ms ${a.status} ${a.answer ?? ''}`)
+					.join('; ')}; n8n stopped at ${relative(restart?.from)} ms, served again at` +
+				` ${relative(restart?.back)} ms; its run cut by n8n: ${cut ? `execution ${cut.id}, started at ${relative(cut.startedAt)} ms` : 'none'};` +
+				` ${events.slice(-2).join(', ')}; n8n's log on stopping: ${stoppingLog()}]`
+			);
+		};
 		const inTransition = (from: number, to: number) =>
 			workflow.transitions.some((t) => t.from <= to && from <= t.to);
 		for (const { body, attempts } of deliveries) {
@@ -408,7 +456,10 @@ test(`mixed soak: ${SOAK} deliveries while workflows are unpublished and republi
 				duringTransitionPairs.push(`${workflow.name} ${id}`);
 			} else if (workflow.publishedAt(start) && workflow.publishedAt(end)) {
 				if (count !== 1)
-					problems.push(`${workflow.name} ran ${id} ${count} times, published throughout`);
+					problems.push(
+						`${workflow.name} ran ${id} ${count} times, published throughout` +
+							(count === 0 ? noRun(id, attempts) : ''),
+					);
 				else exact += 1;
 			} else if (
 				count === 1 &&
