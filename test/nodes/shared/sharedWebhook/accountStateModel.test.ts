@@ -411,6 +411,9 @@ class Answer extends InRequest {
 			model.now,
 		);
 		request.onSave.push(() => {
+			// A run resumes once: an answer offered after another delivery resumed it gets no proof
+			// (replyRouting.ts ends the wait and the message goes on to the triggers), so it is not its answer.
+			if (w && w.state === 'resumed') return;
 			const resumedAt = model.now;
 			if (w) [w.state, w.resumedBy, w.resumedAt] = ['resumed', delivery, resumedAt];
 			model.answers.set(delivery, { chat, wait: first.id });
@@ -661,5 +664,13 @@ test('found: an answered wait is swept an hour after its answer, not an hour aft
 		...[new Open(1, 0), new RecordWait(1, 0, 'none'), new Open(2, 0), new Answer(2, 0, false)],
 		...[new Save(2), new Open(0, 0), new RecordWait(0, 0, 'none'), new Advance(25 * HOUR)],
 		...[new Open(1, 0), new End(1, 0), new Open(0, 0), new Save(0)],
+	]);
+});
+
+test('found: two requests answer one chat at once; the run takes the answer saved first, and only that one is recognised again', () => {
+	// Found 2026-11-29 by a random walk (seed -1215558257): the model let both answers resume the run.
+	run(4, [
+		...[new Open(2, 0), new RecordWait(2, 2, 'short'), new Open(0, 0), new Answer(0, 2, false)],
+		...[new Open(1, 0), new Answer(1, 2, false), new Save(1), new Save(0)],
 	]);
 });
