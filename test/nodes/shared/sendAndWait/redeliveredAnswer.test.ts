@@ -93,6 +93,21 @@ function request(saved: string) {
 	return { context, state, save, answered };
 }
 
+/** A wait of execution `executionId` since `since`, recorded by process `a`: the static data n8n saved. */
+function savedWait(a: ReturnType<typeof processOf>, executionId: string, since: number): string {
+	const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
+	a.runs.recordWait(first.context, first.state, {
+		executionId,
+		resumePath: `/webhook-waiting/${executionId}/ask?chat=x&signature=abc`,
+		chat: CHAT,
+		channelId: 'num_main',
+		since,
+		until: Date.now() + 3_600_000,
+		questionId: null,
+	});
+	return first.save();
+}
+
 const answer = (id: string) => {
 	const body = {
 		type: 'message.received',
@@ -114,17 +129,8 @@ beforeEach(() => {
 
 test('killed after the resume, before its answer: the redelivery at another process is acknowledged and starts nothing', async () => {
 	const a = processOf();
-	const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
-	a.runs.recordWait(first.context, first.state, {
-		executionId: '41',
-		resumePath: '/webhook-waiting/41/ask?chat=x&signature=abc',
-		chat: CHAT,
-		channelId: 'num_main',
-		since: Date.now() - 120_000,
-		until: Date.now() + 3_600_000,
-		questionId: null,
-	});
-	let saved = first.save();
+	const recorded = savedWait(a, '41', Date.now() - 120_000);
+	let saved = recorded;
 
 	// Process A: the offer is saved before the run is resumed; the run takes the answer.
 	const delivery = answer('wamid.answer-1');
@@ -170,17 +176,8 @@ test('killed after the resume, before its answer: the redelivery at another proc
 
 test('killed after the offer was saved, before the resume: the redelivery resumes the run, once', async () => {
 	const a = processOf();
-	const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
-	a.runs.recordWait(first.context, first.state, {
-		executionId: '42',
-		resumePath: '/webhook-waiting/42/ask?chat=x&signature=abc',
-		chat: CHAT,
-		channelId: 'num_main',
-		since: Date.now() - 120_000,
-		until: Date.now() + 3_600_000,
-		questionId: null,
-	});
-	let saved = first.save();
+	const recorded = savedWait(a, '42', Date.now() - 120_000);
+	let saved = recorded;
 	const delivery = answer('wamid.answer-2');
 	const atA = request(saved);
 	const routed = await a.routing.routeReply(
@@ -205,17 +202,8 @@ test('killed after the offer was saved, before the resume: the redelivery resume
 
 test("a first delivery's answer goes out only after n8n saved its offer, and is 503 when n8n could not", async () => {
 	const a = processOf();
-	const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
-	a.runs.recordWait(first.context, first.state, {
-		executionId: '43',
-		resumePath: '/webhook-waiting/43/ask?chat=x&signature=abc',
-		chat: CHAT,
-		channelId: 'num_main',
-		since: Date.now() - 120_000,
-		until: Date.now() + 3_600_000,
-		questionId: null,
-	});
-	const saved = first.save();
+	const recorded = savedWait(a, '43', Date.now() - 120_000);
+	const saved = recorded;
 	const delivery = answer('wamid.answer-3');
 	const atA = request(saved);
 	jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
@@ -238,17 +226,8 @@ test('a run stopped in its first minute: its refused answer, redelivered to anot
 	jest.spyOn(Date, 'now').mockImplementation(() => clock);
 	try {
 		const a = processOf();
-		const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
-		a.runs.recordWait(first.context, first.state, {
-			executionId: '44',
-			resumePath: '/webhook-waiting/44/ask?chat=x&signature=abc',
-			chat: CHAT,
-			channelId: 'num_main',
-			since: start - 5_000,
-			until: start + 3_600_000,
-			questionId: null,
-		});
-		let saved = first.save();
+		const recorded = savedWait(a, '44', start - 5_000);
+		let saved = recorded;
 		const delivery = answer('wamid.answer-4');
 
 		// Process A: the run was stopped in n8n; n8n answers the offer 409 as it does a run not yet
@@ -295,19 +274,10 @@ test('a young run answering 409 to a redelivery offered at once: retried, nothin
 	jest.spyOn(Date, 'now').mockImplementation(() => clock);
 	try {
 		const a = processOf();
-		const first = request(JSON.stringify({ webhookUrl: HOLDER_URL }));
-		a.runs.recordWait(first.context, first.state, {
-			executionId: '45',
-			resumePath: '/webhook-waiting/45/ask?chat=x&signature=abc',
-			chat: CHAT,
-			channelId: 'num_main',
-			since: start - 5_000,
-			until: start + 3_600_000,
-			questionId: null,
-		});
+		const recorded = savedWait(a, '45', start - 5_000);
 		const delivery = answer('wamid.answer-5');
 		// A's offer was taken; A died before its answer to the service.
-		const atA = request(first.save());
+		const atA = request(recorded);
 		mockAnswers.push({ kind: 'member', body: { consumed: true } });
 		await a.routing.routeReply(atA.context, atA.state, delivery.raw, delivery.body, 'd5', KEY);
 		const saved = atA.save();
