@@ -9,6 +9,9 @@
 //               (nodes/shared/sharedWebhook/accountTable.ts `repair`)
 //   no-confirm  the trigger answers every Send and Wait confirm "in the database" without looking
 //               (nodes/MessagingRelayTrigger/sharing/receiveWaits.ts, `confirmed`)
+//
+// no-repair fails the suite's first test (a lost pause lets its contact start a run); no-confirm
+// fails its second, which builds the race the confirm is for (docs/design/account-state.md).
 import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

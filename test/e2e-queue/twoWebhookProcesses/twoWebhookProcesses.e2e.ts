@@ -15,6 +15,11 @@
  * amid the answers' saves (checked once each process has served a request), and answers the
  * follow-up. Lost 0: every run resumes with its own contact's answer at each question, every event
  * runs in each workflow that selects it; run twice 0; no paused chat starts anything in "ask".
+ *
+ * The second test builds, step by step, the one race that Send and Wait's confirm is for: the save
+ * that recorded a wait is overwritten by the other process's save of an older copy, and the answer
+ * comes at once, to that other process (heldSave.ts holds the first save in Postgres until the
+ * second waits behind it; the balancer is steered through HAProxy's runtime API).
  */
 import type { IDataObject } from 'n8n-workflow';
 
@@ -23,6 +28,7 @@ import { N8nClient } from '../../support/n8nClient';
 import { report } from '../../support/report';
 import { SimClient } from '../../support/simClient';
 import {
+	balancerRoutesTo,
 	deployment,
 	enqueuedBy,
 	executions,
@@ -30,6 +36,7 @@ import {
 	sql,
 	type ExecutionRow,
 } from '../../support/stack/queue/running';
+import { holdSaves } from './heldSave';
 import { waitUntil } from '../../support/waitUntil';
 import {
 	createWorkflow,
@@ -73,14 +80,18 @@ const deliverToAccount = (event: object) => deliver(simulator, event, { account:
  * process's save dropped (accountTable.ts `repair`).
  */
 async function deliverPastTheBalancer(port: number) {
+	const event = tagged(sample('number.disconnected') as IDataObject);
+	expect((await postPastTheBalancer(port, event)).status).toBe(200);
+	return event;
+}
+
+/** An event posted as the service does (its secret) straight to one webhook process; its answer. */
+async function postPastTheBalancer(port: number, event: object) {
 	const hook = (await simulator.webhooks())[ACCOUNT];
 	if (!hook) throw new Error(`no webhook registered for ${ACCOUNT}`);
 	const url = new URL(hook.url);
 	url.host = `127.0.0.1:${port}`;
-	const event = tagged(sample('number.disconnected') as IDataObject);
-	const answer = await postEvent(url.toString(), JSON.stringify(event), { secret: hook.secret });
-	expect(answer.status).toBe(200);
-	return event;
+	return await postEvent(url.toString(), JSON.stringify(event), { secret: hook.secret });
 }
 
 /** Delivery ids run more than once by one workflow. */
@@ -365,5 +376,113 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 	} finally {
 		for (const id of [ask, logger, alerts])
 			await mainApi.api('POST', `/workflows/${id}/deactivate`).catch(() => undefined);
+	}
+});
+
+test('an answer that comes at once, to the process whose stale save dropped the wait, resumes the run: Send and Wait asks only once its wait is in the database', async () => {
+	const credential = await relayCredential(mainApi, 'two webhook processes, answer at once', {
+		baseUrl: info.simUrl,
+		apiKey: 'sim-key-two-webhooks',
+	});
+	const askData = triggerWorkflowData({
+		name: 'two webhooks: ask, answered at once',
+		credential,
+		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3311',
+		events: ['message.received'],
+		options: {
+			pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } },
+		},
+		typeVersion: 3,
+	});
+	askData.nodes.push({
+		id: 'ask',
+		name: 'Ask',
+		type: NODE_TYPES.action,
+		typeVersion: 1,
+		position: [240, 0],
+		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3312',
+		parameters: {
+			resource: 'message',
+			operation: 'sendAndWait',
+			message: QUESTION,
+			responseType: 'freeText',
+		},
+		credentials: { messagingRelayApi: credential },
+	});
+	askData.connections['Relay Trigger'] = { main: [[{ node: 'Ask', type: 'main', index: 0 }]] };
+	const ask = await createWorkflow(mainApi, askData);
+	await mainApi.api('POST', `/workflows/${ask}/activate`);
+	const chat = chatOf(950);
+	const personChat = chatOf(951);
+	const second = info.ports.webhookProcess2;
+	// A save that first writes the wait of `chat` waits in Postgres until `release`.
+	const saves = await holdSaves(ask, chat);
+	const askedSince = Date.now();
+	try {
+		// 1. Requests go to the first process only. The contact writes: the run starts there, and
+		//    Send and Wait's record of its wait reaches it; that save is held.
+		await balancerRoutesTo(['webhook']);
+		const hello = tagged(receivedIn(chat, { text: `Hi, this is ${chat}` }));
+		// Answered once the run waits (Acknowledge Events' default), so after the held save.
+		const helloAnswer = deliverToAccount(hello);
+		await saves.held();
+		// 2. The second process, which has not seen the wait, writes a pause from the static data it
+		//    loaded now: its save waits behind the held one, and will overwrite it.
+		const person = postPastTheBalancer(
+			second,
+			tagged(sentIn(personChat, 'phone', 'I will take this one') as IDataObject),
+		);
+		await saves.queuedBehind();
+		// 3. Requests go to the second process only; the held save lands, then the stale one.
+		await balancerRoutesTo(['webhook2']);
+		saves.release();
+		expect((await person).status).toBe(200);
+		expect((await helloAnswer).status).toBe(200);
+		// 4. As soon as the question is out, the contact answers, and the answer reaches the
+		//    process whose save dropped the wait.
+		const question = await waitUntil(
+			'the question to be asked',
+			async () =>
+				(await simulator.requests(askedSince)).find(
+					(r) =>
+						r.path === '/v1/messages' &&
+						r.account === ACCOUNT &&
+						(r.body as { text?: unknown } | undefined)?.text === QUESTION &&
+						JSON.stringify(r.body).includes(chat.split('@')[0]),
+				),
+			{ timeoutMs: 60_000, intervalMs: 20 },
+		);
+		const answer = tagged(receivedIn(chat, { text: answerOf(chat) }) as IDataObject);
+		const answeredAfterMs = Date.now() - question.at;
+		expect((await postPastTheBalancer(second, answer)).status).toBe(200);
+		await balancerRoutesTo(['webhook', 'webhook2']);
+
+		await waitUntil(
+			'the run to end',
+			() => (executions([ask]).some((r) => r.status === 'success') ? true : undefined),
+			{ timeoutMs: 30_000, intervalMs: 500 },
+		).catch(() => undefined);
+		const runs = executions([ask]);
+		const history = saves.history();
+		const figures = {
+			savesOfTheWorkflow: history,
+			answeredAfterMs,
+			runs: runs.map((r) => ({ id: r.id, status: r.status, deliveryId: r.deliveryId })),
+			answerIn: runs.map((r) => answerIn(r.id)),
+		};
+		report('an answer at once', figures);
+		// The race happened: a save carried the wait, and the next save, of the older copy, lacked it.
+		const dropped = history.findIndex(
+			(save, i) => i > 0 && !save.hasWait && history[i - 1].hasWait,
+		);
+		expect(dropped).toBeGreaterThan(0);
+		// One run: it resumed with the answer; the answer started nothing of its own.
+		expect(runs.map((r) => [r.deliveryId, r.status])).toEqual([[hello.deliveryId, 'success']]);
+		expect(answerIn(runs[0].id)).toBe(chat);
+	} finally {
+		saves.release();
+		await saves.remove();
+		await balancerRoutesTo(['webhook', 'webhook2']).catch(() => undefined);
+		await mainApi.api('POST', `/workflows/${ask}/deactivate`).catch(() => undefined);
 	}
 });

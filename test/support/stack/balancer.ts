@@ -25,21 +25,26 @@ export function ensureHaproxy(): string {
 
 /**
  * HAProxy's configuration: listen on `listenPort`, route to n8n on `backendPort` (or, with
- * `backendPorts`, to each in turn: HAProxy's default round robin) while it is ready.
+ * `backendPorts`, to each in turn: HAProxy's default round robin) while it is ready. The servers
+ * are named `n8n1`, `n8n2`, … in the order of the ports, in the backend `n8n`.
  */
 export function balancerConfig({
 	listenPort,
 	backendPort,
 	backendPorts,
+	adminSocket,
 }: {
 	listenPort: number;
 	backendPort: number;
 	backendPorts?: number[];
+	/** A Unix socket for HAProxy's runtime API (a test takes a server out and puts it back). */
+	adminSocket?: string;
 }): string {
 	const backends = backendPorts ?? [backendPort];
 	return [
 		'global',
 		'  maxconn 2000',
+		...(adminSocket ? [`  stats socket ${adminSocket} mode 600 level admin`] : []),
 		'defaults',
 		'  mode http',
 		'  timeout connect 2s',

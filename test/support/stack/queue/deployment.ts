@@ -68,7 +68,14 @@ import {
 	startRedis,
 	unprivilegedIds,
 } from './services';
-import { loadState, saveState, serviceSpec, type ProcessSpec, type QueueState } from './state';
+import {
+	balancerSocket,
+	loadState,
+	saveState,
+	serviceSpec,
+	type ProcessSpec,
+	type QueueState,
+} from './state';
 
 export interface QueueOptions {
 	ports?: Ports;
@@ -342,6 +349,7 @@ export async function startQueueStack(
 				listenPort: ports.webhook,
 				backendPort: ports.webhookProcess,
 				backendPorts,
+				adminSocket: balancerSocket(workDir),
 			}),
 		);
 		state.processes.balancer = serviceSpec(

@@ -5,11 +5,12 @@
  * memory, the executions in the database, what each process logged, and Bull's job counts.
  */
 import { readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 
 import { memoryMb } from '../processes';
 import { restartProcess } from './processGroups';
-import { psql, redisCli } from './services';
-import { loadState, type QueueState } from './state';
+import { psql, psqlSession, redisCli } from './services';
+import { balancerSocket, loadState, type QueueState } from './state';
 import { waitUntil } from '../../waitUntil';
 
 /** The deployment once started: every field set. */
@@ -38,6 +39,58 @@ export const deployment = (): Deployment => loadState(stateFile()) as Deployment
 
 /** Runs SQL in the deployment's database; the rows, columns split. */
 export const sql = (query: string): string[][] => psql(stateFile(), query);
+
+/** A psql session that stays open (services.ts `psqlSession`). */
+export const sqlSession = () => psqlSession(stateFile());
+
+/** One command to HAProxy's runtime API (balancer.ts `adminSocket`); its answer. */
+async function balancerCommand(command: string): Promise<string> {
+	const socket = balancerSocket(deployment().workDir);
+	return await new Promise<string>((resolve, reject) => {
+		let answer = '';
+		const connection = createConnection(socket);
+		connection.setEncoding('utf8');
+		connection.on('data', (chunk: string) => (answer += chunk));
+		connection.on('end', () => resolve(answer));
+		connection.on('error', reject);
+		connection.end(`${command}\n`);
+	});
+}
+
+/** The balancer's server for each webhook process (balancer.ts names them in the order of the ports). */
+const BALANCER_SERVERS: Record<string, string> = { webhook: 'n8n1', webhook2: 'n8n2' };
+
+/**
+ * Makes the balancer send new requests only to the named webhook processes: the others are put in
+ * maintenance (what was already sent to them goes on). Resolves once HAProxy reports it so.
+ */
+export async function balancerRoutesTo(names: string[]) {
+	const wanted = Object.entries(BALANCER_SERVERS).map(([name, server]) => ({
+		server,
+		up: names.includes(name),
+	}));
+	for (const { server, up } of wanted) {
+		const answer = await balancerCommand(
+			`set server n8n/${server} state ${up ? 'ready' : 'maint'}`,
+		);
+		if (answer.trim() !== '') throw new Error(`HAProxy refused to set ${server}: ${answer}`);
+	}
+	await waitUntil(
+		`the balancer to route to ${names.join(' and ')} only`,
+		async () => {
+			const [header, ...rows] = (await balancerCommand('show stat')).split('\n');
+			const columns = header.replace(/^# /, '').split(',');
+			const status = (server: string) =>
+				rows.map((r) => r.split(',')).find((r) => r[0] === 'n8n' && r[1] === server)?.[
+					columns.indexOf('status')
+				];
+			return wanted.every(({ server, up }) =>
+				(status(server) ?? '').startsWith(up ? 'UP' : 'MAINT'),
+			);
+		},
+		{ timeoutMs: 10_000, intervalMs: 100 },
+	);
+}
 
 /**
  * Stops the named n8n process with SIGTERM (as a host would; `hooks.signal: 'SIGKILL'` as the

@@ -4,7 +4,7 @@
  * with apt-get when missing, with HAProxy), started as an unprivileged user in the deployment's
  * temporary folder on free loopback ports; and a way to ask each of them (psql, redis-cli).
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { chownSync, existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -115,6 +115,50 @@ export function psql(stateFile: string, sql: string): string[][] {
 		.split('\n')
 		.filter((line) => line !== '')
 		.map((line) => line.split('|'));
+}
+
+/**
+ * One psql session kept open, for what must outlive a statement (a lock held while a test acts).
+ * `run` sends one statement and resolves with its output once psql printed it; `close` ends it.
+ */
+export function psqlSession(stateFile: string) {
+	const { postgres } = loadState(stateFile);
+	if (!postgres) throw new Error('The deployment has no Postgres yet');
+	const child = spawn(
+		join(postgres.bin, 'psql'),
+		['-h', '127.0.0.1', '-p', String(postgres.port), '-U', DB_USER, '-d', DB_NAME, '-AtqX'],
+		{ stdio: ['pipe', 'pipe', 'pipe'] },
+	);
+	const DONE = '__relay_psql_done__';
+	let output = '';
+	let waiting: { resolve: (out: string) => void; reject: (e: Error) => void } | undefined;
+	const settle = () => {
+		const at = output.indexOf(`${DONE}\n`);
+		if (at < 0 || !waiting) return;
+		const out = output.slice(0, at);
+		output = output.slice(at + DONE.length + 1);
+		const { resolve } = waiting;
+		waiting = undefined;
+		resolve(out);
+	};
+	child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+		output += chunk;
+		settle();
+	});
+	child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+		waiting?.reject(new Error(`psql: ${chunk}`));
+		waiting = undefined;
+	});
+	return {
+		run: async (statement: string): Promise<string> =>
+			await new Promise<string>((resolve, reject) => {
+				waiting = { resolve, reject };
+				child.stdin.write(`${statement};\n\\echo ${DONE}\n`);
+			}),
+		close: () => {
+			child.stdin.end('\\q\n');
+		},
+	};
 }
 
 /** Runs a redis-cli command against the deployment's Redis; returns its output. */

@@ -11,6 +11,9 @@ import type { Owner } from '../../n8nClient';
 import type { CredentialRef } from '../../workflows';
 import type { Ports } from './ports';
 
+/** HAProxy's runtime API socket in the deployment's folder (balancer.ts `adminSocket`). */
+export const balancerSocket = (workDir: string) => join(workDir, 'haproxy.sock');
+
 /** How to start one process of the deployment, and its pid while it runs. */
 export interface ProcessSpec {
 	name: string;
