@@ -1,4 +1,9 @@
-import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
+import type {
+	IDataObject,
+	ITriggerFunctions,
+	IWebhookFunctions,
+	IWebhookResponseData,
+} from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
 import { answerRequest, RETRY_AFTER } from '../shared/answerRequest';
@@ -210,6 +215,16 @@ function hold(
 	if (current.messages.length >= burstLimits.maxMessagesPerBurst) void release(current);
 	else if (opening) void keepTime(current);
 	return outcome;
+}
+
+/**
+ * The trigger is closing (unpublished, or n8n stopping): its held bursts are released now, each as
+ * one run, instead of after their quiet time, so that their deliveries are answered within the
+ * close's drain (closingGate.ts) and n8n's shutdown waits for those runs.
+ */
+export function releaseBurstsOf(context: ITriggerFunctions) {
+	const prefix = [context.getWorkflow().id, context.getNode().id, ''].join('\u0000');
+	for (const [key, burst] of [...bursts]) if (key.startsWith(prefix)) void release(burst);
 }
 
 /**

@@ -25,7 +25,7 @@ import { shareDelivery } from './sharing/shareDelivery';
 import { waits } from '../shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 
-import { canHoldAnother, combineBurst } from './burstMerge';
+import { canHoldAnother, combineBurst, releaseBurstsOf } from './burstMerge';
 import { acknowledgeOf } from './acknowledgement';
 import { applyChatPause, CHAT_PAUSE_EVENTS } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
@@ -99,8 +99,8 @@ export class MessagingRelayTriggerVersion implements INodeType {
 
 	/**
 	 * Published: opens the closing gate (closingGate.ts) and checks at an interval that the service
-	 * still has this node's registration (registrationRepair.ts). A test event: emits what webhook()
-	 * received (testEventPassThrough.ts).
+	 * still has this node's registration (registrationRepair.ts). Closing refuses new deliveries, runs
+	 * held bursts at once and waits for what was let in. A test event: emits what webhook() received.
 	 */
 	async trigger(this: ITriggerFunctions): Promise<ITriggerResponse> {
 		if (this.getMode() === 'manual') return replayTestEvent.call(this);
@@ -109,7 +109,9 @@ export class MessagingRelayTriggerVersion implements INodeType {
 		return {
 			...repair,
 			closeFunction: async () => {
-				await Promise.all([closeGate(this), repair.closeFunction?.()]);
+				const drained = closeGate(this);
+				releaseBurstsOf(this);
+				await Promise.all([drained, repair.closeFunction?.()]);
 			},
 		};
 	}

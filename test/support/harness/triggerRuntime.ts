@@ -128,6 +128,8 @@ export class TriggerHarness {
 			if (!result.workflowData && data.__dataChanged === true) data.__dataChanged = false;
 			if (result.workflowData) {
 				if (harness.failStarts) throw new Error('the execution could not be saved');
+				harness.runsStarting++;
+				if (harness.runStartMs > 0) await sleep(harness.runStartMs);
 				const [events = [], invalid = []] = result.workflowData as INodeExecutionData[][];
 				harness.runs.push({
 					path,
@@ -171,6 +173,12 @@ export class TriggerHarness {
 	setParameters(parameters: INodeParameters) {
 		this.node.parameters = parameters;
 	}
+
+	/** How long n8n takes to start a run webhook() returned (to save the execution) before it answers. */
+	runStartMs = 0;
+
+	/** Runs webhook() returned, counted before they start (runs: once started). */
+	runsStarting = 0;
 
 	/** How often the node read (n8n: decrypted) its credential, for tests of the delivery path. */
 	credentialReads = 0;
