@@ -6,7 +6,7 @@ import type {
 } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { answerRequest, RETRY_AFTER } from '../shared/answerRequest';
+import { answerRequest, retryLater } from '../shared/answerRequest';
 import {
 	sendOn,
 	responseOf,
@@ -40,6 +40,12 @@ export const burstLimits = {
 };
 
 type ReceivedEvent = RelayEventOf<'message.received'>;
+
+/** The answer of a burst's other deliveries when n8n did not start the combined run. */
+const NOT_STARTED = retryLater(
+	'The combined execution could not be started; send this event again',
+	'later',
+);
 
 /** What a held delivery's webhook() call is told to do when its burst is settled. */
 type Outcome = { kind: 'emit'; item: IDataObject } | { kind: 'answered' };
@@ -151,14 +157,7 @@ async function release(burst: Burst) {
 			continue;
 		}
 		if (started) sendOn(other.response, 200, { received: true, combinedInto: firstId });
-		else {
-			sendOn(
-				other.response,
-				503,
-				{ error: 'The combined execution could not be started; send this event again' },
-				{ 'Retry-After': RETRY_AFTER.later },
-			);
-		}
+		else sendOn(other.response, NOT_STARTED.status, NOT_STARTED.body, NOT_STARTED.headers);
 		other.settle({ kind: 'answered' });
 	}
 }
