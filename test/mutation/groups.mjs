@@ -44,6 +44,7 @@ export const groups = {
 			'test/nodes/shared/sharedWebhook/accountState.test.ts',
 			'test/nodes/shared/sharedWebhook/endedStaysEnded.test.ts',
 			'test/nodes/shared/sendAndWait/resumePathPacking.test.ts',
+			'test/nodes/MessagingRelayTrigger/sharing/forgottenOnLeave.test.ts',
 		],
 	},
 	// The account tables: their oracle is the model of the account state (each process a module

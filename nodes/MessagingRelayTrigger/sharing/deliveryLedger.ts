@@ -1,3 +1,4 @@
+import { forgetWith } from '../../shared/listenerMemory';
 import { processKey, type ListenerContext } from '../../shared/processKey';
 import type { LedgerEntry, WebhookState } from '../../shared/sharedWebhook/webhookState';
 
@@ -111,6 +112,11 @@ export class DeliveryLedger {
 		return this.running.has(runningKey(processKey(context), id));
 	}
 
+	/** Forgets everything this process keeps of one listener (listenerMemory.ts), but its runs in flight. */
+	forgetListener(key: string) {
+		this.inMemory.delete(key);
+	}
+
 	/** Whether the record holds anything at all (in this process or in static data). */
 	isEmpty(context: ListenerContext, state: WebhookState): boolean {
 		return (
@@ -184,6 +190,8 @@ export const holderLedger = new DeliveryLedger('pending', {
 	maxEntries: Number.POSITIVE_INFINITY,
 	maxAgeMs: 60 * 60_000,
 });
+// Static data's `pending` goes when the listener stops holding (webhookState.ts forgetHolder).
+forgetWith('holder', (key) => holderLedger.forgetListener(key));
 
 /**
  * A member's record: 15 minutes, at most 2,000 forwarded events (each an object that n8n wraps on every

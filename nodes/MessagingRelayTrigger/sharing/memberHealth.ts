@@ -1,3 +1,4 @@
+import { forgetWith } from '../../shared/listenerMemory';
 import type { MissedSummary } from '../../shared/protocol/missed';
 import { processKey, type ListenerContext } from '../../shared/processKey';
 import type {
@@ -27,6 +28,8 @@ export const setAsideLimits = {
 };
 
 const inMemory = new Map<string, Record<string, MemberRecord>>();
+// Static data's `members` goes when the listener stops holding (webhookState.ts forgetHolder).
+forgetWith('holder', (key) => inMemory.delete(key));
 
 /** A total order of two copies of one member's state: the newer write, then its fields as text. */
 function isNewer(a: MemberRecord, b: MemberRecord): boolean {

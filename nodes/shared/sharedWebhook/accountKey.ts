@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { forgetWith } from '../listenerMemory';
 import { processKey } from '../processKey';
 import { CREDENTIAL_NAME } from '../scopes';
 import { deriveShareKey, hexEquals } from './signedHandoff';
@@ -22,8 +23,9 @@ export function keyCheckOf(key: string): string {
 	return createHmac('sha256', Buffer.from(key, 'hex')).update(LABEL).digest('hex');
 }
 
-/** K of the trigger's credential, by listener (processKey.ts): read once per process. */
+/** K of the trigger's credential, by listener (processKey.ts): read once per process, forgotten on leaving. */
 const keys = new Map<string, string>();
+forgetWith('membership', (key) => keys.delete(key));
 
 /** This trigger is a member of the account's webhook with key K: static data keeps its check only. */
 export function rememberKey(state: WebhookState, key: string) {
@@ -71,10 +73,3 @@ const legacyKey = (state: WebhookState) =>
 	typeof state.shareKey === 'string' && /^[0-9a-f]{64}$/.test(state.shareKey)
 		? state.shareKey
 		: undefined;
-
-/** This trigger left the account's webhook: nothing of K stays. */
-export function forgetKey(context: KeyContext, state: WebhookState) {
-	keys.delete(processKey(context));
-	delete state.shareKeyCheck;
-	delete state.shareKey;
-}

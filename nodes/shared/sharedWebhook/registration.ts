@@ -1,6 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
+import { forgetListenerMemory } from '../listenerMemory';
 import { deleteWebhook, readWebhook, registerWebhook } from '../webhookApi';
 import { ping, sendHandoff, type ShareContext } from './peerClient';
 import {
@@ -204,7 +205,7 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 		const confirmed = ourRegistration((await readWebhook.call(context))?.url, me);
 		if (confirmed && lists(confirmed, ownPath)) {
 			// A racing join may have made us a member of its registration: then it holds the secret.
-			if (confirmed.holderPath !== ownPath) forgetHolder(webhookState(context));
+			if (confirmed.holderPath !== ownPath) forgetHolding(context);
 			// Holder now, in place of another trigger: it routes the answers of the runs that wait.
 			else if (previous?.shared && previous.holderPath !== ownPath)
 				await takeWaitsOf(context, me, previous.holderUrl);
@@ -250,7 +251,7 @@ export async function isRegistered(context: ShareContext, me: Me): Promise<boole
 		return heldSecret(state) !== undefined && state.webhookUrl === current.url;
 	}
 	if (!lists(registration, pathOf(me.url))) return false;
-	forgetHolder(state);
+	forgetHolding(context);
 	return true;
 }
 
@@ -283,6 +284,13 @@ export async function leave(context: ShareContext, me: Me): Promise<void> {
 		if (!handedOver) await deleteWebhook.call(context);
 	}
 	forgetMembership(state);
+	forgetListenerMemory(context, 'membership');
+}
+
+/** This node no longer holds the registration: what it kept as the holder goes, here and in memory. */
+function forgetHolding(context: ShareContext) {
+	forgetHolder(webhookState(context));
+	forgetListenerMemory(context, 'holder');
 }
 
 /**
