@@ -117,11 +117,20 @@ export class DeliveryLedger {
 		this.inMemory.delete(key);
 	}
 
-	/** Whether the record holds anything at all (in this process or in static data). */
-	isEmpty(context: ListenerContext, state: WebhookState): boolean {
-		return (
-			!this.inMemory.has(processKey(context)) && Object.keys(state[this.field] ?? {}).length === 0
-		);
+	/**
+	 * Whether the record holds nothing within its age (in this process or in static data). Memory past
+	 * the age goes here too: only a write pruned it, so a listener that stopped sharing stayed "not empty".
+	 */
+	isEmpty(context: ListenerContext, state: WebhookState, now = Date.now()): boolean {
+		const key = processKey(context);
+		const memory = this.inMemory.get(key);
+		if (memory) {
+			this.prune(memory, now);
+			if (Object.keys(memory).length === 0) this.inMemory.delete(key);
+		}
+		const fresh = (entries: Record<string, LedgerEntry> | undefined) =>
+			Object.values(entries ?? {}).some((entry) => now - entry.at <= this.bounds.maxAgeMs);
+		return !fresh(this.inMemory.get(key)) && !fresh(state[this.field]);
 	}
 
 	/** Adds `entry` to this process's copy only; returns that copy. */

@@ -160,6 +160,20 @@ describe('the rules with small bounds (2 entries, 1 s)', () => {
 		return { context, warnings };
 	};
 
+	test('empty once every entry is past its age, in memory and in static data alike', () => {
+		const ledger = new DeliveryLedger('pending', bounds);
+		const context = listener();
+		const state: WebhookState = {};
+		ledger.record(context, state, 'a', { at: 10_000 }, 10_000);
+		expect(ledger.isEmpty(context, state, 11_000)).toBe(false);
+		expect(ledger.isEmpty(context, {}, 11_000)).toBe(false); // memory alone
+		expect(ledger.isEmpty(listener(), state, 11_000)).toBe(false); // static data alone
+		expect(ledger.isEmpty(context, state, 11_001)).toBe(true);
+		expect(ledger.isEmpty(listener(), state, 11_001)).toBe(true);
+		// The aged memory is gone for good: an earlier clock does not bring it back.
+		expect(ledger.isEmpty(context, {}, 10_500)).toBe(true);
+	});
+
 	test('found up to its age bound, to the millisecond, in memory or in static data', () => {
 		const ledger = new DeliveryLedger('taken', bounds);
 		const context = listener();
@@ -267,14 +281,14 @@ describe('the rules with small bounds (2 entries, 1 s)', () => {
 		ledger.forget(context, state, 'a');
 		expect(state.pending).toEqual({ b: { at: 0 } });
 		expect(ledger.find(context, {}, 'b', 0)).toEqual({ at: 0 });
-		expect(ledger.isEmpty(context, {})).toBe(false);
+		expect(ledger.isEmpty(context, {}, 0)).toBe(false);
 		const untouched = { pending: { other: { at: 0 } } } as WebhookState;
 		const before = untouched.pending;
 		ledger.forget(context, untouched, 'b');
 		expect(untouched.pending).toBe(before);
 		expect(untouched.pending).toEqual({ other: { at: 0 } });
-		expect(ledger.isEmpty(context, {})).toBe(true);
-		expect(ledger.isEmpty(context, untouched)).toBe(false);
+		expect(ledger.isEmpty(context, {}, 0)).toBe(true);
+		expect(ledger.isEmpty(context, untouched, 0)).toBe(false);
 		// Forgetting what nobody holds changes nothing.
 		const empty: WebhookState = {};
 		ledger.forget(listener(), empty, 'zzz');
