@@ -94,6 +94,58 @@ async function postPastTheBalancer(port: number, event: object) {
 	return await postEvent(url.toString(), JSON.stringify(event), { secret: hook.secret });
 }
 
+/**
+ * "ask": the trigger (Pause When a Person Replies on) asks each contact with Send and Wait for Reply,
+ * then each follow-up in turn; `nodes` gives the trigger's webhook id and the first node's, then
+ * each follow-up's webhook id and question.
+ */
+function askWorkflowData(
+	credential: Parameters<typeof triggerWorkflowData>[0]['credential'],
+	name: string,
+	[[triggerId, askId], ...followUps]: [[string, string], ...Array<[string, string]>],
+) {
+	const data = triggerWorkflowData({
+		name,
+		credential,
+		webhookId: triggerId,
+		events: ['message.received'],
+		options: {
+			pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } },
+		},
+		typeVersion: 3,
+	});
+	// "To" left empty: the chat of the trigger item, the same contact.
+	const asks: Array<[string, string, string]> = [
+		['Ask', askId, QUESTION],
+		...followUps.map(([id, question], i): [string, string, string] => [
+			i === 0 ? 'Ask again' : `Ask again ${i + 1}`,
+			id,
+			question,
+		]),
+	];
+	let previous = 'Relay Trigger';
+	asks.forEach(([nodeName, webhookId, message], i) => {
+		data.nodes.push({
+			id: nodeName.toLowerCase().replace(/ /g, '-'),
+			name: nodeName,
+			type: NODE_TYPES.action,
+			typeVersion: 1,
+			position: [240 * (i + 1), 0],
+			webhookId,
+			parameters: {
+				resource: 'message',
+				operation: 'sendAndWait',
+				message,
+				responseType: 'freeText',
+			},
+			credentials: { messagingRelayApi: credential },
+		});
+		data.connections[previous] = { main: [[{ node: nodeName, type: 'main', index: 0 }]] };
+		previous = nodeName;
+	});
+	return data;
+}
+
 /** Delivery ids run more than once by one workflow. */
 function ranTwice(rows: ExecutionRow[]): string[] {
 	const seen = new Map<string, number>();
@@ -141,50 +193,10 @@ test(`two webhook processes, three workflows on one account: ${CONTACTS} runs wa
 		baseUrl: info.simUrl,
 		apiKey: 'sim-key-two-webhooks',
 	});
-	const pause = {
-		pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } },
-	};
-	const askData = triggerWorkflowData({
-		name: 'two webhooks: ask',
-		credential,
-		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3301',
-		events: ['message.received'],
-		options: pause,
-		typeVersion: 3,
-	});
-	askData.nodes.push({
-		id: 'ask',
-		name: 'Ask',
-		type: NODE_TYPES.action,
-		typeVersion: 1,
-		position: [240, 0],
-		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3302',
-		parameters: {
-			resource: 'message',
-			operation: 'sendAndWait',
-			message: QUESTION,
-			responseType: 'freeText',
-		},
-		credentials: { messagingRelayApi: credential },
-	});
-	askData.nodes.push({
-		id: 'ask-again',
-		name: 'Ask again',
-		type: NODE_TYPES.action,
-		typeVersion: 1,
-		position: [480, 0],
-		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3305',
-		// To left empty: the chat of the trigger item, the same contact.
-		parameters: {
-			resource: 'message',
-			operation: 'sendAndWait',
-			message: FOLLOW_UP,
-			responseType: 'freeText',
-		},
-		credentials: { messagingRelayApi: credential },
-	});
-	askData.connections['Relay Trigger'] = { main: [[{ node: 'Ask', type: 'main', index: 0 }]] };
-	askData.connections.Ask = { main: [[{ node: 'Ask again', type: 'main', index: 0 }]] };
+	const askData = askWorkflowData(credential, 'two webhooks: ask', [
+		['7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3301', '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3302'],
+		['7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3305', FOLLOW_UP],
+	]);
 	const ask = await createWorkflow(mainApi, askData);
 	const logger = await createWorkflow(
 		mainApi,
@@ -384,32 +396,9 @@ test('an answer that comes at once, to the process whose stale save dropped the 
 		baseUrl: info.simUrl,
 		apiKey: 'sim-key-two-webhooks',
 	});
-	const askData = triggerWorkflowData({
-		name: 'two webhooks: ask, answered at once',
-		credential,
-		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3311',
-		events: ['message.received'],
-		options: {
-			pauseWhenPersonReplies: { settings: { minutes: 30, keyword: '#bot', apiOrigins: 'api' } },
-		},
-		typeVersion: 3,
-	});
-	askData.nodes.push({
-		id: 'ask',
-		name: 'Ask',
-		type: NODE_TYPES.action,
-		typeVersion: 1,
-		position: [240, 0],
-		webhookId: '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3312',
-		parameters: {
-			resource: 'message',
-			operation: 'sendAndWait',
-			message: QUESTION,
-			responseType: 'freeText',
-		},
-		credentials: { messagingRelayApi: credential },
-	});
-	askData.connections['Relay Trigger'] = { main: [[{ node: 'Ask', type: 'main', index: 0 }]] };
+	const askData = askWorkflowData(credential, 'two webhooks: ask, answered at once', [
+		['7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3311', '7b8c9d0e-0a01-4e5f-8a9b-7c6d5e4f3312'],
+	]);
 	const ask = await createWorkflow(mainApi, askData);
 	await mainApi.api('POST', `/workflows/${ask}/activate`);
 	const chat = chatOf(950);
