@@ -149,14 +149,20 @@ test('a forward whose run n8n answers 500 "Error in workflow" leaves nothing in 
 	expect(memberLedger.isRunning(context, 'e1')).toBe(false);
 });
 
-test('the shipped member record keeps a forwarded event 15 minutes, to the millisecond', () => {
-	const context = listener();
-	const state: WebhookState = {};
-	const at = 1_800_000_000_000;
-	memberLedger.record(context, state, 'kept', { at }, at);
-	expect(memberLedger.find(context, state, 'kept', at + 15 * 60_000)).toEqual({ at });
-	expect(memberLedger.find(context, state, 'kept', at + 15 * 60_000 + 1)).toBeUndefined();
-});
+test.each([
+	['member', memberLedger, 15 * 60_000],
+	['holder', holderLedger, 60 * 60_000],
+] as const)(
+	'the shipped %s record keeps an event its age, to the millisecond',
+	(_, ledger, age) => {
+		const context = listener();
+		const state: WebhookState = {};
+		const at = 1_800_000_000_000;
+		ledger.record(context, state, 'kept', { at }, at);
+		expect(ledger.find(context, state, 'kept', at + age)).toEqual({ at });
+		expect(ledger.find(context, state, 'kept', at + age + 1)).toBeUndefined();
+	},
+);
 
 describe('the rules with small bounds (2 entries, 1 s)', () => {
 	const bounds = { maxEntries: 2, maxAgeMs: 1_000 };
