@@ -16,6 +16,13 @@ interface FunctionCoverage {
 }
 
 export async function sourceFilesReached(act: () => Promise<unknown>): Promise<string[]> {
+	return Object.keys(await functionsReached(act)).sort();
+}
+
+/** As sourceFilesReached, with the names of the functions that ran in each file ('' for an anonymous one). */
+export async function functionsReached(
+	act: () => Promise<unknown>,
+): Promise<Record<string, string[]>> {
 	const session = new Session();
 	session.connect();
 	try {
@@ -28,15 +35,16 @@ export async function sourceFilesReached(act: () => Promise<unknown>): Promise<s
 			result: Array<{ url: string; functions: FunctionCoverage[] }>;
 		};
 		await session.post('Profiler.stopPreciseCoverage');
-		const reached = new Set<string>();
+		const reached: Record<string, string[]> = {};
 		for (const script of result) {
 			const file = script.url.startsWith('file:') ? fileURLToPath(script.url) : script.url;
 			const relative = path.relative(repoRoot, file);
 			if (!/^(nodes|credentials)\//.test(relative) || !relative.endsWith('.ts')) continue;
 			// Counts were reset before `act`: a module loaded earlier counts only for what it runs now.
-			if (script.functions.some((f) => f.ranges[0].count > 0)) reached.add(relative);
+			const ran = script.functions.filter((f) => f.ranges[0].count > 0);
+			if (ran.length > 0) reached[relative] = ran.map((f) => f.functionName);
 		}
-		return [...reached].sort();
+		return reached;
 	} finally {
 		session.disconnect();
 	}

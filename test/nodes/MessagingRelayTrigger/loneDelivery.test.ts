@@ -1,3 +1,4 @@
+/* eslint-disable no-console -- what the test excused is reported in its output, as a soak reports it */
 /**
  * How much of the package one delivery runs (issue 34): a lone trigger's delivery stays in at most
  * 11 source files (V8's precise coverage of this process, test/support/codeReached.ts), and the
@@ -7,7 +8,7 @@
  */
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { sourceFilesReached } from '../../support/codeReached';
+import { functionsReached, sourceFilesReached } from '../../support/codeReached';
 import { withSharedN8nPerTest, type SharedN8n } from '../../support/harness/sharedN8n';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
@@ -16,10 +17,34 @@ const SHARING =
 const REPLIES = /sendAndWait\//;
 
 /**
- * Nothing when at most 11 files ran, else every file that ran: a failure names them all (CI counted 12
- * once, 2026-11-29, and its log could not say which file was the twelfth).
+ * Nothing when at most 11 files ran, else every file that ran with its functions: a failure names them
+ * all (CI counted 12 twice on 2026-11-29; the second log named staticDataSave.ts).
  */
-const overBound = (files: string[]) => (files.length <= 11 ? [] : files);
+const overBound = (reached: Record<string, string[]>) =>
+	Object.keys(reached).length <= 11 ? {} : reached;
+
+/**
+ * A save watch of an earlier request, still polling, may resume while a delivery is measured: jest keeps
+ * the earlier test files' module copies (and their timers) in this process, and V8 counts every copy's
+ * code under one script. A lone delivery starts no watch (`watchSave` does not run), so staticDataSave.ts
+ * is excused when nothing but a poll's resumption ran in it (`poll`, the watch's `finally`), and counted.
+ */
+const RESUMED_POLL = { file: 'nodes/shared/n8n/staticDataSave.ts', functions: ['poll', ''] };
+const excused: string[] = [];
+function withoutResumedPoll(reached: Record<string, string[]>): Record<string, string[]> {
+	const ran = reached[RESUMED_POLL.file];
+	if (!ran?.every((name) => RESUMED_POLL.functions.includes(name))) return reached;
+	excused.push(`${RESUMED_POLL.file}: ${ran.join(', ') || '(anonymous)'}`);
+	const rest = { ...reached };
+	delete rest[RESUMED_POLL.file];
+	return rest;
+}
+afterAll(() => {
+	// Reported, and bounded: at most one for each of the two tests that measure a lone delivery.
+	if (excused.length > 0)
+		console.warn(`loneDelivery: excused ${excused.length}: ${excused.join('; ')}`);
+	expect(excused.length).toBeLessThanOrEqual(2);
+});
 
 describe('a lone trigger', () => {
 	let sim: RelaySimulator;
@@ -36,24 +61,29 @@ describe('a lone trigger', () => {
 		await harness.activate();
 		// The first delivery loads what a process loads once; the second is what every one costs.
 		await sim.deliver(sample('message.received'));
-		const files = await sourceFilesReached(async () => {
-			expect((await sim.deliver(sample('message.received'))).status).toBe(200);
-		});
+		const reached = withoutResumedPoll(
+			await functionsReached(async () => {
+				expect((await sim.deliver(sample('message.received'))).status).toBe(200);
+			}),
+		);
+		const files = Object.keys(reached);
 		expect(harness.runs).toHaveLength(2);
 		expect(files).toContain('nodes/MessagingRelayTrigger/triggerVersion.ts');
 		expect(files.filter((f) => SHARING.test(f) || REPLIES.test(f))).toEqual([]);
-		expect(overBound(files)).toEqual([]);
+		expect(overBound(reached)).toEqual({});
 	});
 
 	test('a forged delivery is refused within the same files', async () => {
 		harness = await TriggerHarness.start(sim, { events: ['message.received'] });
 		await harness.activate();
-		const files = await sourceFilesReached(async () => {
-			const answer = await sim.deliver(sample('message.received'), { secret: 'whsec_forged' });
-			expect(answer.status).toBe(401);
-		});
+		const reached = withoutResumedPoll(
+			await functionsReached(async () => {
+				const answer = await sim.deliver(sample('message.received'), { secret: 'whsec_forged' });
+				expect(answer.status).toBe(401);
+			}),
+		);
 		expect(harness.runs).toHaveLength(0);
-		expect(overBound(files)).toEqual([]);
+		expect(overBound(reached)).toEqual({});
 	});
 });
 
