@@ -13,6 +13,7 @@ import {
 	whenAnswered,
 	type WebhookResponse,
 } from '../shared/n8n/webhookResponse';
+import { memoryCounter, memorySlot } from '../shared/processMemory';
 import type { RelayEvent, RelayEventOf } from '../shared/schemas/events';
 import { MAX_QUIET_SECONDS } from './constants';
 
@@ -73,33 +74,32 @@ interface Burst {
 	released: boolean;
 }
 
-/** Held bursts of this process, by workflow, trigger node, number and chat. */
-const bursts = new Map<string, Burst>();
-/** Message ids (by burst key) already handed to n8n in a combined execution, with their expiry. */
-const recentlyCombined = new Map<string, number>();
-let heldCount = 0;
+const bursts = memorySlot<Burst>('held bursts', {
+	holds:
+		'held bursts by workflow, trigger node, number and chat; a restart drops their open requests',
+	// Never reached: each burst holds a message, and no message is held beyond this (canHoldAnother).
+	maxEntries: () => burstLimits.maxHeldPerProcess,
+});
+const recentlyCombined = memorySlot<true>('combined message ids', {
+	holds: 'ids of messages already run in a combined execution, by burst; a restart forgets them',
+	maxEntries: 100_000,
+	maxAgeMs: () => burstLimits.recentIdsTtlMs,
+});
+const heldCount = memoryCounter('held messages', 'messages held in bursts by this process');
 
 const now = () => Date.now();
 
 /** For tests: what is held right now. */
 export function heldMessages(): number {
-	return heldCount;
+	return heldCount.value;
 }
 
 function remember(key: string, messageId: string) {
-	const at = now();
-	// Oldest first (a Map keeps insertion order, and every entry lives equally long): only expired ids
-	// go, never one a resend may still need.
-	for (const [id, expires] of recentlyCombined) {
-		if (expires > at) break;
-		recentlyCombined.delete(id);
-	}
-	recentlyCombined.set(`${key}\u0000${messageId}`, at + burstLimits.recentIdsTtlMs);
+	recentlyCombined.set(`${key}\u0000${messageId}`, true, now());
 }
 
 function wasCombined(key: string, messageId: string): boolean {
-	const expires = recentlyCombined.get(`${key}\u0000${messageId}`);
-	return expires !== undefined && expires > now();
+	return recentlyCombined.has(`${key}\u0000${messageId}`, now());
 }
 
 /** Resolves once n8n's answer to the emitter has gone out (true: a success) or its connection closed. */
@@ -133,7 +133,7 @@ async function release(burst: Burst) {
 	burst.released = true;
 	// Out of the registry before anything else: a message arriving from now on opens a new burst.
 	if (bursts.get(burst.key) === burst) bursts.delete(burst.key);
-	heldCount -= burst.messages.length;
+	heldCount.add(-burst.messages.length);
 
 	const item = combinedItem(burst.messages);
 	const emitter = burst.deliveries.find((d) => !d.dropped) ?? burst.deliveries[0];
@@ -209,7 +209,7 @@ function hold(
 	// The service sending the same message again (it gave up waiting) joins once.
 	if (!current.messages.some((m) => m.event.message.id === event.message.id)) {
 		current.messages.push({ event, item, arrival: now() });
-		heldCount += 1;
+		heldCount.add();
 	}
 	if (current.messages.length >= burstLimits.maxMessagesPerBurst) void release(current);
 	else if (opening) void keepTime(current);
@@ -223,7 +223,7 @@ function hold(
  */
 export function releaseBurstsOf(context: ITriggerFunctions) {
 	const prefix = [context.getWorkflow().id, context.getNode().id, ''].join('\u0000');
-	for (const [key, burst] of [...bursts]) if (key.startsWith(prefix)) void release(burst);
+	for (const [key, burst] of bursts.live()) if (key.startsWith(prefix)) void release(burst);
 }
 
 /**
@@ -231,7 +231,7 @@ export function releaseBurstsOf(context: ITriggerFunctions) {
  * before the holder of a shared webhook forwards it): beyond the limit, messages run one by one.
  */
 export function canHoldAnother(): boolean {
-	return heldCount < burstLimits.maxHeldPerProcess;
+	return heldCount.value < burstLimits.maxHeldPerProcess;
 }
 
 /**
@@ -261,7 +261,7 @@ export async function combineBurst(
 			body: { received: true, ignored: 'already combined into a started execution' },
 		});
 	}
-	if (heldCount >= burstLimits.maxHeldPerProcess) return undefined;
+	if (!canHoldAnother()) return undefined;
 	const quietMs = Math.min(seconds, MAX_QUIET_SECONDS) * 1000;
 	const response = responseOf(context);
 	const outcome = await hold(key, quietMs, received, item, response);

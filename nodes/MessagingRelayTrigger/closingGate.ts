@@ -3,6 +3,7 @@ import { sleep } from 'n8n-workflow';
 
 import { responseOf, whenAnswered } from '../shared/n8n/webhookResponse';
 import { processKey } from '../shared/processKey';
+import { memorySlot } from '../shared/processMemory';
 
 /**
  * What the trigger does while n8n stops its workflow: refuse new deliveries (503, the service delivers them again
@@ -11,8 +12,11 @@ import { processKey } from '../shared/processKey';
  * and expires; publishing again opens it. Why, with n8n's shutdown order (Start.stopProcess, then
  * ActiveExecutions.shutdown): docs/design/n8n-internals.md, "Closing the trigger at shutdown: refuse, then drain".
  */
-const CLOSED_FOR_MS = 90_000;
-const closedAt = new Map<string, number>();
+const closedAt = memorySlot<true>('closed gates', {
+	holds: 'listeners whose close function ran; a restart starts open',
+	maxEntries: 10_000,
+	maxAgeMs: 90_000,
+});
 
 /** The drain's bound. An object rather than a constant so the tests can shorten it. */
 export const drainLimits = {
@@ -21,8 +25,11 @@ export const drainLimits = {
 	pollMs: 25,
 };
 
-/** Deliveries of each listener that webhook() let in and that are not answered yet. */
-const inFlight = new Map<string, number>();
+const inFlight = memorySlot<number>('deliveries in flight', {
+	holds:
+		'deliveries of each listener that webhook() let in, not answered yet; they die with the process',
+	maxEntries: 10_000,
+});
 
 /** trigger() of a published workflow started: its deliveries run. */
 export function openGate(context: ITriggerFunctions) {
@@ -36,7 +43,7 @@ export function openGate(context: ITriggerFunctions) {
  */
 export async function closeGate(context: ITriggerFunctions): Promise<number> {
 	const key = processKey(context);
-	closedAt.set(key, Date.now());
+	closedAt.set(key, true);
 	const giveUpAt = Date.now() + drainLimits.waitMs;
 	while ((inFlight.get(key) ?? 0) > 0 && Date.now() < giveUpAt) await sleep(drainLimits.pollMs);
 	const left = inFlight.get(key) ?? 0;
@@ -50,12 +57,7 @@ export async function closeGate(context: ITriggerFunctions): Promise<number> {
 
 /** Whether a production delivery should be refused because the trigger is being stopped. */
 export function isClosing(context: IWebhookFunctions, now = Date.now()): boolean {
-	const key = processKey(context);
-	const at = closedAt.get(key);
-	if (at === undefined) return false;
-	if (now - at < CLOSED_FOR_MS) return true;
-	closedAt.delete(key);
-	return false;
+	return closedAt.has(processKey(context), now);
 }
 
 /**

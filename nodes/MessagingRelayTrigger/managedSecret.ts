@@ -1,5 +1,6 @@
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
+import { memoryCounter, memorySlot } from '../shared/processMemory';
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { forgetManagedSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
 import { serviceSecretMatches } from '../shared/serviceSecret';
@@ -35,11 +36,17 @@ interface Known {
 	queued?: Promise<Reading>;
 }
 
-/** By workflow, node and credential: one small record per managed-elsewhere trigger this process serves. */
-const known = new Map<string, Known>();
+const known = memorySlot<Known>('managed secrets', {
+	holds:
+		'the last read of each managed-elsewhere credential, by workflow, node and credential; read again after a restart',
+	// Written again at each use: the bound drops the record of a credential no longer used.
+	maxEntries: 10_000,
+});
 
-/** Reads started in this process so far (their order). */
-let readsStarted = 0;
+const readsStarted = memoryCounter(
+	'credential reads',
+	'reads started in this process so far (their order)',
+);
 
 type Context = IHookFunctions | ITriggerFunctions | IWebhookFunctions;
 
@@ -51,7 +58,7 @@ type Context = IHookFunctions | ITriggerFunctions | IWebhookFunctions;
  */
 export async function keepManagedSecret(context: IHookFunctions, state: WebhookState) {
 	forgetManagedSecret(state);
-	await readAfter(context, knownFor(context), readsStarted);
+	await readAfter(context, knownFor(context), readsStarted.value);
 }
 
 /** The secret a delivery is compared with, in constant time by the caller ('' when the credential has none). */
@@ -59,7 +66,7 @@ export async function managedSecretFor(
 	context: IWebhookFunctions,
 	provided: unknown,
 ): Promise<string> {
-	const arrived = readsStarted;
+	const arrived = readsStarted.value;
 	const record = knownFor(context);
 	const last = record.last;
 	if (
@@ -76,9 +83,7 @@ function knownFor(context: Context): Known {
 	const node = context.getNode();
 	const credentialId = node.credentials?.[CREDENTIAL_NAME]?.id ?? '';
 	const key = JSON.stringify([context.getWorkflow().id ?? '', node.name, credentialId]);
-	let record = known.get(key);
-	if (!record) known.set(key, (record = {}));
-	return record;
+	return known.set(key, known.get(key) ?? {});
 }
 
 /**
@@ -97,7 +102,7 @@ async function readAfter(context: Context, record: Known, arrived: number): Prom
 }
 
 function startRead(context: Context, record: Known): Promise<Reading> {
-	const order = ++readsStarted;
+	const order = readsStarted.add();
 	const startedAt = Date.now();
 	const done = (async () => {
 		const credentials = await context.getCredentials(CREDENTIAL_NAME);

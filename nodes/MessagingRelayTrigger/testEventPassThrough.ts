@@ -7,6 +7,7 @@ import type {
 } from 'n8n-workflow';
 
 import { processKey } from '../shared/processKey';
+import { memorySlot } from '../shared/processMemory';
 
 /**
  * A node with both `webhook()` and `trigger()` is run twice for a test event ("Listen for test event"): n8n calls
@@ -15,7 +16,12 @@ import { processKey } from '../shared/processKey';
  * and trigger() emits it; both calls happen in the process that received the request, one after the other.
  * Production deliveries pass through. Details: docs/registration.md, "Test events".
  */
-const pending = new Map<string, INodeExecutionData[][]>();
+const pending = memorySlot<INodeExecutionData[][]>('test events', {
+	holds:
+		'a test event from webhook() for trigger(), by listener; emitted at once, so kept 10 minutes',
+	maxEntries: 100,
+	maxAgeMs: 10 * 60_000,
+});
 
 /** Wraps what webhook() returns: a test event's data is kept for trigger(). */
 export function rememberTestEvent(

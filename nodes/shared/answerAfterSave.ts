@@ -1,6 +1,7 @@
 import type { IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { retryLater, type Answer } from './answerRequest';
+import { memoryCounter } from './processMemory';
 import { canSeeSaves, staticDataSaved } from './n8n/staticDataSave';
 import { sendOn, responseOf } from './n8n/webhookResponse';
 import { tablesSaveFailed } from './sharedWebhook/accountTable';
@@ -12,7 +13,10 @@ import { tablesSaveFailed } from './sharedWebhook/accountTable';
  * HELD_LIMIT requests of a process wait for their save at once: beyond, a write is refused before it is made.
  */
 export const HELD_LIMIT = 16;
-let held = 0;
+const held = memoryCounter(
+	'requests held for their save',
+	'requests of this process whose answer waits for n8n to save; a restart drops them unanswered',
+);
 
 /** The answer to a request whose save n8n did not make: nothing it wrote may be taken as recorded. */
 export const SAVE_NOT_SEEN: Answer = retryLater(
@@ -28,7 +32,7 @@ export const OVERLOADED: Answer = retryLater(
 
 /** Whether this request may write now (false: answer OVERLOADED before writing anything). */
 export function mayWrite(): boolean {
-	return held < HELD_LIMIT;
+	return held.value < HELD_LIMIT;
 }
 
 /** Whether this n8n lets the package answer after its save (otherwise n8n's own answer after its save is used). */
@@ -43,7 +47,7 @@ export function answerAfterSave(
 	context: IWebhookFunctions,
 	then: () => Promise<Answer> | Answer,
 ): IWebhookResponseData {
-	held++;
+	held.add();
 	void (async () => {
 		let answer: Answer;
 		try {
@@ -60,7 +64,7 @@ export function answerAfterSave(
 			);
 			answer = SAVE_NOT_SEEN;
 		} finally {
-			held--;
+			held.add(-1);
 		}
 		sendOn(responseOf(context), answer.status, answer.body, answer.headers);
 	})();

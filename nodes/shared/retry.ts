@@ -1,6 +1,8 @@
 import type { INode } from 'n8n-workflow';
 import { NodeOperationError, sleep } from 'n8n-workflow';
 
+import { contextMemory } from './processMemory';
+
 type RetryNumber = 'maxAttempts' | 'baseDelayMs' | 'maxRateLimitWaitMs' | 'timeoutMs';
 
 /**
@@ -28,7 +30,7 @@ export interface RateLimitGate {
 	pausedUntil: number;
 }
 
-const gates = new WeakMap<object, RateLimitGate>();
+const gates = contextMemory<RateLimitGate>('rate-limit gates', "each node run's pause after a 429");
 
 export function gateFor(context: object): RateLimitGate {
 	let gate = gates.get(context);

@@ -23,6 +23,7 @@ import {
 	retryPolicy,
 	waitForGate,
 } from './retry';
+import { contextMemory } from './processMemory';
 import { CREDENTIAL_NAME, type RelayScope } from './scopes';
 
 type RelayContext =
@@ -100,7 +101,10 @@ export function networkFailure(error: unknown): { code?: string; message?: strin
  * getCredentials call and deep-copies the node on every getNode call, which with hundreds of
  * messages in flight costs more than the requests themselves.
  */
-const credentialCache = new WeakMap<object, Promise<ICredentialDataDecryptedObject>>();
+const credentialCache = contextMemory<Promise<ICredentialDataDecryptedObject>>(
+	'credentials read',
+	"each node run's decrypted credential",
+);
 function credentialsOf(context: RelayContext): Promise<ICredentialDataDecryptedObject> {
 	let credentials = credentialCache.get(context);
 	if (!credentials) {
@@ -110,7 +114,7 @@ function credentialsOf(context: RelayContext): Promise<ICredentialDataDecryptedO
 	return credentials;
 }
 
-const nodeCache = new WeakMap<object, INode>();
+const nodeCache = contextMemory<INode>('nodes read', "each node run's copy of its node");
 /** `context.getNode()`, copied once per run. Read only: n8n hands out a copy for that reason. */
 export function nodeOf(context: RelayContext): INode {
 	let node = nodeCache.get(context);
@@ -122,10 +126,15 @@ export function nodeOf(context: RelayContext): INode {
 }
 
 /** Network failures after which the request was certainly not received. */
-const NEVER_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH']);
+const NEVER_SENT: ReadonlySet<string> = new Set([
+	'ECONNREFUSED',
+	'ENOTFOUND',
+	'EAI_AGAIN',
+	'EHOSTUNREACH',
+]);
 
 /** Methods the service can receive twice without harm (PUT /v1/webhook sets, not adds). */
-const IDEMPOTENT = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
+const IDEMPOTENT: ReadonlySet<string> = new Set(['GET', 'PUT', 'DELETE', 'HEAD']);
 
 type Attempt =
 	| { kind: 'response'; response: IN8nHttpFullResponse }

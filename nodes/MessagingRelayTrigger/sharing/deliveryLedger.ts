@@ -1,5 +1,5 @@
-import { forgetWith } from '../../shared/listenerMemory';
 import { processKey, type ListenerContext } from '../../shared/processKey';
+import { memorySlot, type ListenerPart, type MemorySlot } from '../../shared/processMemory';
 import type { LedgerEntry, WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /** The part of n8n's (Express) response that tells when and how a request was answered. */
@@ -17,10 +17,10 @@ export interface AnswerEvents {
  * code: docs/design/n8n-internals.md, "The delivery ledger: static data saved whole").
  */
 export class DeliveryLedger {
-	private readonly inMemory = new Map<string, Record<string, LedgerEntry>>();
+	private readonly inMemory: MemorySlot<Record<string, LedgerEntry>>;
 
 	/** Forwards whose execution has not answered yet, by process key and delivery id (recordUntilAnswered). */
-	private readonly running = new Set<string>();
+	private readonly running: MemorySlot<true>;
 
 	/** When this process last logged that the count bound dropped a record still within its age. */
 	private lastOverflowLog = 0;
@@ -28,7 +28,20 @@ export class DeliveryLedger {
 	constructor(
 		private readonly field: 'pending' | 'taken',
 		private readonly bounds: { maxEntries: number; maxAgeMs: number },
-	) {}
+		forgottenWith?: ListenerPart,
+	) {
+		this.inMemory = memorySlot(`delivery ledger (${field})`, {
+			holds: `what each listener's \`${field}\` record holds, unsaved entries included; static data holds the saved`,
+			maxEntries: 10_000,
+			forgottenWith,
+		});
+		this.running = memorySlot(`forwards running (${field})`, {
+			holds: 'forwards whose run has not answered yet; they die with the process',
+			maxEntries: Number.POSITIVE_INFINITY,
+			boundedBy:
+				'one entry per forward in flight, deleted when its answer goes out or its connection closes',
+		});
+	}
 
 	/** What this process and the workflow's static data know of the delivery, if it is not too old. */
 	find(
@@ -94,7 +107,7 @@ export class DeliveryLedger {
 		const key = processKey(context);
 		this.remember(key, id, { at: now }, now, context);
 		const running = runningKey(key, id);
-		this.running.add(running);
+		this.running.set(running, true);
 		let settled = false;
 		const settle = () => {
 			if (settled) return;
@@ -110,11 +123,6 @@ export class DeliveryLedger {
 	/** Whether a forward of this event is still running in this process (recordUntilAnswered). */
 	isRunning(context: ListenerContext, id: string): boolean {
 		return this.running.has(runningKey(processKey(context), id));
-	}
-
-	/** Forgets everything this process keeps of one listener (listenerMemory.ts), but its runs in flight. */
-	forgetListener(key: string) {
-		this.inMemory.delete(key);
 	}
 
 	/**
@@ -195,12 +203,12 @@ const merged = mergeLedgerEntries;
  * oldest were pruned and their redeliveries ran the holder again (set-aside soak, docs/design §3), and
  * any count would do the same to a longer incident (docs/design/account-state.md).
  */
-export const holderLedger = new DeliveryLedger('pending', {
-	maxEntries: Number.POSITIVE_INFINITY,
-	maxAgeMs: 60 * 60_000,
-});
-// Static data's `pending` goes when the listener stops holding (webhookState.ts forgetHolder).
-forgetWith('holder', (key) => holderLedger.forgetListener(key));
+export const holderLedger = new DeliveryLedger(
+	'pending',
+	{ maxEntries: Number.POSITIVE_INFINITY, maxAgeMs: 60 * 60_000 },
+	// Static data's `pending` goes when the listener stops holding (webhookState.ts forgetHolder).
+	'holder',
+);
 
 /**
  * A member's record: 15 minutes, at most 2,000 forwarded events (each an object that n8n wraps on every

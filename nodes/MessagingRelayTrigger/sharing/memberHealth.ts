@@ -1,6 +1,6 @@
-import { forgetWith } from '../../shared/listenerMemory';
 import type { MissedSummary } from '../../shared/protocol/missed';
 import { processKey, type ListenerContext } from '../../shared/processKey';
+import { memorySlot } from '../../shared/processMemory';
 import type {
 	MemberRecord,
 	MissedEntry,
@@ -27,9 +27,12 @@ export const setAsideLimits = {
 	missedKept: 500,
 };
 
-const inMemory = new Map<string, Record<string, MemberRecord>>();
-// Static data's `members` goes when the listener stops holding (webhookState.ts forgetHolder).
-forgetWith('holder', (key) => inMemory.delete(key));
+const inMemory = memorySlot<Record<string, MemberRecord>>('member health', {
+	holds: "the holder's records of its members; static data's `members` holds what was saved",
+	maxEntries: 10_000,
+	// Static data's `members` goes when the listener stops holding (webhookState.ts forgetHolder).
+	forgottenWith: 'holder',
+});
 
 /** A total order of two copies of one member's state: the newer write, then its fields as text. */
 function isNewer(a: MemberRecord, b: MemberRecord): boolean {

@@ -7,6 +7,7 @@ import {
 	OVERLOADED,
 } from '../../shared/answerAfterSave';
 import type { Answer } from '../../shared/answerRequest';
+import { memorySlot } from '../../shared/processMemory';
 import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
 import { parseWaitBatch, type WaitBatch } from '../../shared/protocol/wait';
 import {
@@ -32,8 +33,12 @@ import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
 
 /** At capacity: how many of the oldest waits are checked, how many at once, and how long a check holds. */
 export const capacityCheck = { oldest: 64, atOnce: 8, validForMs: 10 * 60_000, settlingMs: 60_000 };
-/** Waits found still waiting, by row id, when (process memory: a check is cheap to repeat). */
-const checkedAt = new Map<string, number>();
+const checkedAt = memorySlot<true>('waits checked', {
+	holds:
+		'waits found still waiting at capacity, by row id; a check is cheap to repeat after a restart',
+	maxEntries: () => 4 * capacityCheck.oldest * 16,
+	maxAgeMs: () => capacityCheck.validForMs,
+});
 
 function badBody(): Answer {
 	return { status: 400, body: { error: 'A wait hand-off carries waits, confirms or ends' } };
@@ -53,11 +58,7 @@ async function checkOldest(
 	if (!state.webhookUrl) return { asked: 0, ended: [] };
 	const origin = new URL(state.webhookUrl).origin;
 	const candidates = liveWaits(context, state, now)
-		.filter(
-			(w) =>
-				now - w.since > capacityCheck.settlingMs &&
-				now - (checkedAt.get(w.id) ?? 0) > capacityCheck.validForMs,
-		)
+		.filter((w) => now - w.since > capacityCheck.settlingMs && !checkedAt.has(w.id, now))
 		.sort((a, b) => a.since - b.since)
 		.slice(0, capacityCheck.oldest);
 	const ended: string[] = [];
@@ -69,13 +70,12 @@ async function checkOldest(
 					url.origin === origin
 						? await sendHandoff(context, key, 'ping', url.toString(), '{}')
 						: ({ kind: 'gone' } as const);
-				if (answer.kind === 'member' || answer.kind === 'unavailable') checkedAt.set(wait.id, now);
+				if (answer.kind === 'member' || answer.kind === 'unavailable')
+					checkedAt.set(wait.id, true, now);
 				else ended.push(wait.id);
 			}),
 		);
 	}
-	if (checkedAt.size > 4 * capacityCheck.oldest * 16)
-		for (const [id, at] of checkedAt) if (now - at > capacityCheck.validForMs) checkedAt.delete(id);
 	return { asked: candidates.length, ended };
 }
 

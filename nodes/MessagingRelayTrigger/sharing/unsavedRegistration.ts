@@ -5,6 +5,7 @@ import { sleep } from 'n8n-workflow';
 
 import { webhookResourceUrl } from '../../shared/n8n/capabilities';
 import { processKey } from '../../shared/processKey';
+import { memorySlot } from '../../shared/processMemory';
 import { readWebhook } from '../../shared/webhookApi';
 import { parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
 import { heldSecret } from '../../shared/serviceSecret';
@@ -36,7 +37,11 @@ interface Looks {
 	verdicts: Map<string, { verdict: Verdict; at: number }>;
 }
 
-const looks = new Map<string, Looks>();
+const looks = memorySlot<Looks>('registration looks', {
+	holds: "each listener's recent GET /v1/webhook and its verdicts; a restart looks again",
+	maxEntries: 10_000,
+	forgottenWith: 'membership',
+});
 
 export async function unsavedRegistration(
 	context: IWebhookFunctions,
@@ -46,8 +51,7 @@ export async function unsavedRegistration(
 	const arrival = Date.now();
 	if (provided.length !== heldSecret(state)?.length) return 'none';
 	const key = processKey(context);
-	const mine: Looks = looks.get(key) ?? { lastStart: 0, verdicts: new Map() };
-	looks.set(key, mine);
+	const mine = looks.set(key, looks.get(key) ?? { lastStart: 0, verdicts: new Map() });
 	const secretId = createHash('sha256').update(provided).digest('hex');
 	const known = mine.verdicts.get(secretId);
 	if (known && arrival - known.at < VERDICT_FOR_MS) return known.verdict;

@@ -1,6 +1,8 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
+import { contextMemory } from '../processMemory';
+
 /**
  * Whether n8n saved the static data a webhook request changed (docs/design/n8n-internals.md, "Whether n8n saved
  * static data"; contract test on n8n 2.41.1 and 1.123.81). After `webhook()` n8n saves it when `__dataChanged` is
@@ -25,8 +27,8 @@ interface Watch {
 	settled: boolean;
 }
 
-const watches = new WeakMap<object, Watch>();
-const startingRuns = new WeakSet<object>();
+const watches = contextMemory<Watch>('save watches', "each request's wait for n8n's save");
+const startingRuns = contextMemory<true>('requests starting runs', 'requests that start a run');
 
 /** The static data n8n will save after this request, or undefined when this n8n keeps it elsewhere. */
 function savedObject(context: IWebhookFunctions): Observable | undefined {
@@ -42,7 +44,7 @@ export function canSeeSaves(context: IWebhookFunctions): boolean {
 
 /** This request starts a run: what it wrote is not saved by n8n 2.41.1, whatever the flag says. */
 export function markRunStarting(context: object) {
-	startingRuns.add(context);
+	startingRuns.set(context, true);
 }
 
 async function poll(context: IWebhookFunctions, data: Observable, timeoutMs: number) {

@@ -2,6 +2,7 @@ import { sendHandoff, type ShareContext } from '../sharedWebhook/peerClient';
 import { allMembers, parseRegistration } from '../sharedWebhook/registeredUrl';
 import type { WebhookState } from '../sharedWebhook/webhookState';
 import { WAITS_PER_HANDOFF } from '../protocol/wait';
+import { memorySlot } from '../processMemory';
 
 /**
  * Members end what the holder ends (docs/design/conversations-at-scale.md, "Members"): the waits the holder
@@ -9,7 +10,10 @@ import { WAITS_PER_HANDOFF } from '../protocol/wait';
  * flight per member list), in the background. A member that misses one keeps a wait live that its run no
  * longer has: it never routes with it unless it becomes the holder, and then the offer finds no proof.
  */
-const pending = new Map<string, { ids: Set<string>; sending: boolean }>();
+const pending = memorySlot<{ ids: Set<string>; sending: boolean }>('ends to share', {
+	holds: 'wait ids to end at the members, by registration; a restart drops those not sent yet',
+	maxEntries: 1_000,
+});
 
 export function shareEnds(
 	context: ShareContext,
@@ -21,8 +25,7 @@ export function shareEnds(
 	const members = registration ? allMembers(registration) : [];
 	if (!registration || members.length === 0 || ids.length === 0) return;
 	const name = `${registration.origin}${registration.holderPath}`;
-	let queue = pending.get(name);
-	if (!queue) pending.set(name, (queue = { ids: new Set(), sending: false }));
+	const queue = pending.set(name, pending.get(name) ?? { ids: new Set(), sending: false });
 	for (const id of ids) queue.ids.add(id);
 	if (queue.sending) return;
 	queue.sending = true;

@@ -10,6 +10,7 @@ import {
 	type WaitBatchAnswer,
 } from '../protocol/wait';
 import { waitIdOf } from './waitingRuns';
+import { memorySlot } from '../processMemory';
 
 /**
  * This process's outbox of waits for one registration (docs/design/conversations-at-scale.md, "Recording a
@@ -185,13 +186,15 @@ class Outbox {
 	}
 }
 
-const outboxes = new Map<string, Outbox>();
+const outboxes = memorySlot<Outbox>('wait outboxes', {
+	holds: "waits to record with the holder, by K and registration; a restart fails their runs' asks",
+	maxEntries: 1_000,
+});
 
 function outboxFor(key: string, registration: Registration): Outbox {
 	const name = `${key}\u0000${registration.origin}${registration.holderPath}`;
-	let outbox = outboxes.get(name);
-	if (!outbox) outboxes.set(name, (outbox = new Outbox(key, registration)));
-	return outbox;
+	// Written again at each use: the count bound drops the outbox used longest ago.
+	return outboxes.set(name, outboxes.get(name) ?? new Outbox(key, registration));
 }
 
 /**

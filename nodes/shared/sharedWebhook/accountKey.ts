@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { forgetWith } from '../listenerMemory';
+import { memorySlot } from '../processMemory';
 import { processKey } from '../processKey';
 import { CREDENTIAL_NAME } from '../scopes';
 import { deriveShareKey, hexEquals } from './signedHandoff';
@@ -23,9 +23,11 @@ export function keyCheckOf(key: string): string {
 	return createHmac('sha256', Buffer.from(key, 'hex')).update(LABEL).digest('hex');
 }
 
-/** K of the trigger's credential, by listener (processKey.ts): read once per process, forgotten on leaving. */
-const keys = new Map<string, string>();
-forgetWith('membership', (key) => keys.delete(key));
+const keys = memorySlot<string>('account keys', {
+	holds: "K of each listener's credential: read once per process, again after a restart",
+	maxEntries: 10_000,
+	forgottenWith: 'membership',
+});
 
 /** This trigger is a member of the account's webhook with key K: static data keeps its check only. */
 export function rememberKey(state: WebhookState, key: string) {

@@ -5,6 +5,7 @@ import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 import { markRunStarting, watchSave } from '../n8n/staticDataSave';
 
 import { processKey, type ListenerContext } from '../processKey';
+import { contextMemory, memorySlot, type MemorySlot } from '../processMemory';
 
 /**
  * A record that grows with an account (the waiting runs, the paused chats): ONE string of rows in static data (n8n
@@ -144,8 +145,11 @@ function parseRevision(
 }
 
 /** Rows that did not decode, logged once per process (bounded: a flood is one line each, then silence). */
-const reportedBadRows = new Set<string>();
 const MAX_REPORTED = 100;
+const reportedBadRows = memorySlot<true>('bad rows reported', {
+	holds: 'table rows that did not decode, already logged; a restart logs them once more',
+	maxEntries: MAX_REPORTED,
+});
 
 /** Where a bad row is reported: n8n's logger when the caller has one. */
 export interface TableLogger {
@@ -155,13 +159,18 @@ export interface TableLogger {
 /** Every table of the account, for the repair that any request not refused makes (repairTables). */
 const tables: Array<AccountTable<unknown>> = [];
 /** The requests that wrote a table (a request that then starts a run is not saved: tablesNotSaved). */
-const writers = new WeakSet<object>();
+const writers = contextMemory<true>('table writers', 'requests that wrote a table');
 
 export class AccountTable<T> {
-	private readonly copies = new Map<string, ProcessCopy<T>>();
+	private readonly copies: MemorySlot<ProcessCopy<T>>;
 
 	constructor(readonly shape: TableShape<T>) {
 		tables.push(this as AccountTable<unknown>);
+		this.copies = memorySlot(`account table (${shape.rowsField})`, {
+			holds:
+				"each listener's view of the table and its writes not saved yet; a restart rebuilds it",
+			maxEntries: 10_000,
+		});
 	}
 
 	/** No row in this process's view nor in the loaded static data: nothing to look up (no parse). */
@@ -173,9 +182,10 @@ export class AccountTable<T> {
 
 	private copy(context: ListenerContext): ProcessCopy<T> {
 		const key = processKey(context);
-		let copy = this.copies.get(key);
-		if (!copy) {
-			copy = {
+		// Written again at each use: the count bound drops the view used longest ago (as a restart would).
+		return this.copies.set(
+			key,
+			this.copies.get(key) ?? {
 				writer: randomBytes(6).toString('base64url'),
 				view: new Map(),
 				byKey: new Map(),
@@ -185,10 +195,8 @@ export class AccountTable<T> {
 				joined: new Set(),
 				unsaved: false,
 				repairedAt: 0,
-			};
-			this.copies.set(key, copy);
-		}
-		return copy;
+			},
+		);
 	}
 
 	private line(id: string, row: T): string {
@@ -322,7 +330,7 @@ export class AccountTable<T> {
 	private reportBadRow(context: TableLogger, line: string) {
 		const key = `${this.shape.rowsField}\u0000${line}`;
 		if (reportedBadRows.has(key) || reportedBadRows.size >= MAX_REPORTED) return;
-		reportedBadRows.add(key);
+		reportedBadRows.set(key, true);
 		context.logger?.warn(
 			`Messaging Relay Trigger: a row of its ${this.shape.rowsField} in the workflow's static data could not be read and is skipped; it is dropped at the next change. If a run waits for a reply that does not arrive, run it again.`,
 			{ field: this.shape.rowsField, row: line.slice(0, 80) },
@@ -468,7 +476,7 @@ export class AccountTable<T> {
 	 */
 	private watch(context: ListenerContext, copy: ProcessCopy<T>, counter: number) {
 		copy.unsaved = true;
-		writers.add(context);
+		writers.set(context, true);
 		if (typeof (context as Partial<IWebhookFunctions>).getResponseObject !== 'function') {
 			copy.unsaved = false;
 			return;

@@ -1,7 +1,7 @@
 import type { INode, JsonObject } from 'n8n-workflow';
 import { NodeApiError, NodeOperationError, sleep } from 'n8n-workflow';
 
-import { forgetListenerMemory } from '../listenerMemory';
+import { forgetListenerMemory } from '../processMemory';
 import { deleteWebhook, readWebhook, registerWebhook } from '../webhookApi';
 import { ping, sendHandoff, type ShareContext } from './peerClient';
 import {

@@ -1,5 +1,7 @@
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
+import { memorySlot } from '../processMemory';
+
 /**
  * Signing and verifying the hand-offs between triggers of one account (docs/shared-webhook.md,
  * "Signed hand-offs between triggers"). The key K is derived from the API key, so every trigger
@@ -98,19 +100,17 @@ export function proofFor(key: string, nonce: string, path: string): string {
  * Nonces this process has accepted, until their window has passed. A defence against a replayed
  * hand-off, not state the protocol needs: a restart forgets them and the window still holds. No
  * count bound: a nonce is forgotten only once its window has passed (a live one dropped would let a
- * replay through); the expired ones are swept whenever the map has doubled since the last sweep.
+ * replay through).
  */
-const seenNonces = new Map<string, number>();
-let sweepAt = 1_024;
+const seenNonces = memorySlot<true>('hand-off nonces', {
+	holds: 'nonces of accepted hand-offs, for their window; a restart forgets them, the window holds',
+	maxEntries: Number.POSITIVE_INFINITY,
+	maxAgeMs: 2 * HANDOFF_WINDOW_MS,
+});
 
 function rememberNonce(nonce: string, now: number): boolean {
-	const expires = seenNonces.get(nonce);
-	if (expires !== undefined && expires >= now) return false;
-	if (seenNonces.size >= sweepAt) {
-		for (const [seen, until] of seenNonces) if (until < now) seenNonces.delete(seen);
-		sweepAt = Math.max(1_024, 2 * seenNonces.size);
-	}
-	seenNonces.set(nonce, now + 2 * HANDOFF_WINDOW_MS);
+	if (seenNonces.has(nonce, now)) return false;
+	seenNonces.set(nonce, true, now);
 	return true;
 }
 

@@ -3,6 +3,7 @@ import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-w
 import { answerRequest } from '../../../shared/answerRequest';
 import { chatKeys, isDirectChat, phoneDigits } from '../../../shared/chatIds';
 import { executionCustomData } from '../../../shared/n8n/capabilities';
+import { memorySlot } from '../../../shared/processMemory';
 import { readDelivery, rawBodyText } from '../../../shared/readDelivery';
 import { CREDENTIAL_NAME } from '../../../shared/scopes';
 import { serviceSecretMatches } from '../../../shared/serviceSecret';
@@ -28,8 +29,13 @@ import { releaseWebhook, SECRET_CHECK } from './waitingHolder';
  * whether a message answers its question (Approval: yes, no, or asked again).
  */
 
-/** How many times a run that holds the webhook asked again (memory: a restart may ask once more). */
-const reAskedHere = new Map<string, number>();
+const reAskedHere = memorySlot<number>('re-asks', {
+	holds:
+		'how often a run that holds the webhook asked again, by execution; a restart may ask once more',
+	maxEntries: 10_000,
+	// A run that timed out or was stopped never comes back to delete its count.
+	maxAgeMs: 7 * 24 * 3_600_000,
+});
 
 type Answer =
 	| { kind: 'not this chat' }
@@ -41,7 +47,10 @@ type Answer =
  * webhook, which reads and decrypts the credential on every call (the campaign's profile: 2.6 % of n8n's
  * time in getDecrypted). `fresh`: read it anew (a signature that does not match may be a changed key).
  */
-const keysByCredential = new Map<string, string>();
+const keysByCredential = memorySlot<string>('resume keys', {
+	holds: 'K by credential id, for waiting runs; read again after a restart',
+	maxEntries: 1_000,
+});
 async function accountKey(context: IWebhookFunctions, fresh = false): Promise<string> {
 	const credential = context.getNode().credentials?.[CREDENTIAL_NAME]?.id ?? '';
 	const known = keysByCredential.get(credential);

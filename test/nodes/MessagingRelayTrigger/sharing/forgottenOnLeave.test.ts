@@ -1,6 +1,6 @@
 /**
  * What a trigger keeps in process memory beside its static data is forgotten with it
- * (nodes/shared/listenerMemory.ts, docs/design/process-memory.md). Before, unpublishing deleted the
+ * (nodes/shared/processMemory.ts, docs/design/process-memory.md). Before, unpublishing deleted the
  * holder's `pending` and `members` from static data only: the copies in memory were merged back
  * into the static data of the same workflow published again in the same process, so old records
  * of deliveries and a member set aside came back. Through n8n-core's hook context and the relay
@@ -15,7 +15,7 @@ import {
 	isSetAside,
 	setAsideLimits,
 } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
-import { forgetListenerMemory } from '../../../../nodes/shared/listenerMemory';
+import { forgetListenerMemory } from '../../../../nodes/shared/processMemory';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 import { startRelaySimulator, type RelaySimulator } from '../../../simulator';
 import { TriggerHarness } from '../../../support/harness/triggerRuntime';
