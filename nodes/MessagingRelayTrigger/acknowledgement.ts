@@ -1,6 +1,6 @@
 import type { INodeProperties, IWebhookFunctions } from 'n8n-workflow';
 
-import { ACKNOWLEDGE, type Acknowledge } from './constants';
+import { ACKNOWLEDGE, type Acknowledge } from '../shared/protocol/acknowledge';
 
 /**
  * When the service gets its 2xx for an event. "When the Workflow Finishes" (the default from version 3) is n8n's

@@ -11,9 +11,3 @@ export const MAX_QUIET_SECONDS = 30;
 
 /** "Check Registration Every" when the user has not set it (registrationRepair.ts). */
 export const DEFAULT_REPAIR_INTERVAL = '5m';
-
-/** The values of "Acknowledge Events" (acknowledgement.ts). */
-export const ACKNOWLEDGE = { whenFinished: 'whenFinished', whenStarted: 'whenStarted' } as const;
-
-/** One value of Acknowledge Events, carried as it is from the parameter to every decision that reads it. */
-export type Acknowledge = (typeof ACKNOWLEDGE)[keyof typeof ACKNOWLEDGE];

@@ -39,7 +39,7 @@ import { triggerProperties } from './TriggerDescription';
 import { answerFields } from './webhookAnswer';
 import { checkExists, create, deleteRegistration } from './webhookLifecycle';
 import { whoIsCalling } from './whoIsCalling';
-import { receiveHandoff } from './sharing/receiveHandoff';
+import { receiveHandoff } from './receiveHandoff';
 
 /** The service's 200 for an event that starts nothing here, and why. */
 const acknowledged = (ignored: string): IWebhookResponseData => ({

@@ -1,10 +1,12 @@
 import type { IHookFunctions } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
+import type { Wait } from '../shared/protocol/wait';
 import { CREDENTIAL_NAME } from '../shared/scopes';
 import { isRegistered, join, leave, type Me } from '../shared/sharedWebhook/registration';
 import { deriveShareKey } from '../shared/sharedWebhook/signedHandoff';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
+import { recordWaits } from '../shared/sendAndWait/waitingRuns';
 import { keepManagedSecret } from './managedSecret';
 import { isManagedElsewhere } from './triggerSettings';
 
@@ -35,7 +37,9 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 export async function create(this: IHookFunctions): Promise<boolean> {
 	if (isManagedElsewhere(this)) return true;
 	const replaceExisting = this.getNodeParameter('options.replaceExisting', false) as boolean;
-	await join(this, await whoAmI(this), replaceExisting);
+	// The waits it takes on as the holder go into its wait table (registration.ts KeepWaits).
+	const keepWaits = (waits: Wait[]) => recordWaits(this, webhookState(this), waits);
+	await join(this, await whoAmI(this), replaceExisting, keepWaits);
 	return true;
 }
 

@@ -1,7 +1,7 @@
 import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { ACKNOWLEDGE, type Acknowledge } from '../constants';
+import { ACKNOWLEDGE, type Acknowledge } from '../../shared/protocol/acknowledge';
 import { holderLedger } from './deliveryLedger';
 import {
 	carryToStaticData,

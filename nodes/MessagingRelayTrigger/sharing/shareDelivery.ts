@@ -1,6 +1,6 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { ACKNOWLEDGE, type Acknowledge } from '../constants';
+import { ACKNOWLEDGE, type Acknowledge } from '../../shared/protocol/acknowledge';
 import { memberLedger } from './deliveryLedger';
 import { fanOut } from './fanOut';
 import { watchOwnRun } from './ownRuns';

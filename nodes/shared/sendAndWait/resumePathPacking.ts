@@ -1,4 +1,4 @@
-import { signedWaitParams } from './waitingRunUrl';
+import { signedWaitParams } from '../protocol/waitingRunUrl';
 
 /**
  * A wait's resume path as kept in the packed table (waitingRuns.ts). n8n's signed resume path of a Send and Wait

@@ -36,6 +36,16 @@ export function rememberKey(state: WebhookState, key: string) {
 	if (state.shareKey !== undefined) delete state.shareKey;
 }
 
+/** A member of the account's webhook: its account key, and (published) its own production URL. */
+export function rememberMembership(
+	state: WebhookState,
+	shareKey: string,
+	ownUrl: string | undefined,
+) {
+	rememberKey(state, shareKey);
+	if (ownUrl !== undefined && state.ownUrl !== ownUrl) state.ownUrl = ownUrl;
+}
+
 /**
  * K for this trigger: undefined while it is not a member (not published, or published a moment ago and
  * not saved yet). It writes nothing: a trigger published before K left static data has `shareKey` there,

@@ -14,16 +14,11 @@ import {
 	type Membership,
 	type Registration,
 } from './registeredUrl';
-import { recordWait, recordWaits } from '../sendAndWait/waitingRuns';
-import { waitFromUrl } from '../sendAndWait/waitingRunUrl';
+import type { Wait } from '../protocol/wait';
+import { waitFromUrl } from '../protocol/waitingRunUrl';
 import { heldSecret } from '../serviceSecret';
-import {
-	forgetHolder,
-	forgetMembership,
-	rememberHolder,
-	rememberMembership,
-	webhookState,
-} from './webhookState';
+import { forgetHolder, forgetMembership, rememberHolder, webhookState } from './webhookState';
+import { rememberMembership } from './accountKey';
 
 /**
  * Joining, leaving and taking over the account's one webhook (docs/shared-webhook.md: "Join",
@@ -133,13 +128,14 @@ async function othersToKeep(
 	me: Me,
 	currentUrl: string | undefined,
 	replaceExisting: boolean,
+	keepWaits: KeepWaits,
 ): Promise<Membership> {
 	if (!currentUrl) return NOBODY;
 	// A Send and Wait run holds the webhook (no trigger was published): keep its wait, route its
 	// answer from now on (docs/design/durability-and-conversations.md §5b).
 	const heldByRun = waitFromUrl(currentUrl);
 	if (heldByRun && originOf(currentUrl) === originOf(me.url)) {
-		recordWait(context, webhookState(context), heldByRun);
+		keepWaits([heldByRun]);
 		return NOBODY;
 	}
 	const registration = ourRegistration(currentUrl, me);
@@ -191,12 +187,25 @@ async function registerAsHolder(
 	return url;
 }
 
+/**
+ * How the joiner keeps the waits it takes on as the holder (the trigger records them in its wait
+ * table, sendAndWait/waitingRuns.ts): called at once, before the registration is confirmed, so that
+ * their answers are routed from the moment this trigger holds the webhook.
+ */
+export type KeepWaits = (waits: Wait[]) => void;
+
 /** n8n's `create`: become the holder, keeping every live member (see "Join"). */
-export async function join(context: ShareContext, me: Me, replaceExisting: boolean): Promise<void> {
+
+export async function join(
+	context: ShareContext,
+	me: Me,
+	replaceExisting: boolean,
+	keepWaits: KeepWaits,
+): Promise<void> {
 	const ownPath = pathOf(me.url);
 	for (let round = 1; round <= MAX_JOIN_ROUNDS; round++) {
 		const current = await readWebhook.call(context);
-		const others = await othersToKeep(context, me, current?.url, replaceExisting);
+		const others = await othersToKeep(context, me, current?.url, replaceExisting, keepWaits);
 		const previous = ourRegistration(current?.url, me);
 		const live = await withoutGone(context, me, withoutPaths(others, [ownPath]));
 		await registerAsHolder(context, me, live);
@@ -208,7 +217,7 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
 			if (confirmed.holderPath !== ownPath) forgetHolding(context);
 			// Holder now, in place of another trigger: it routes the answers of the runs that wait.
 			else if (previous?.shared && previous.holderPath !== ownPath)
-				await takeWaitsOf(context, me, previous.holderUrl);
+				await takeWaitsOf(context, me, previous.holderUrl, keepWaits);
 			return;
 		}
 		// Another trigger's PUT replaced ours without listing us: join again, now keeping it.
@@ -228,11 +237,11 @@ export async function join(context: ShareContext, me: Me, replaceExisting: boole
  * "Members"): asked with a `wait` hand-off `{ export: true }`, recorded here. Not reached (unpublished
  * meanwhile, n8n busy): what it had is routed by nobody until it is asked again at the next join.
  */
-async function takeWaitsOf(context: ShareContext, me: Me, holderUrl: string) {
+async function takeWaitsOf(context: ShareContext, me: Me, holderUrl: string, keepWaits: KeepWaits) {
 	const body = JSON.stringify({ waits: [], confirm: [], ends: [], export: true });
 	const answer = await sendHandoff(context, me.key, 'wait', holderUrl, body);
 	const exported = (answer.kind === 'member' && answer.body?.exported) || [];
-	if (exported.length > 0) recordWaits(context, webhookState(context), exported);
+	if (exported.length > 0) keepWaits(exported);
 }
 
 /**

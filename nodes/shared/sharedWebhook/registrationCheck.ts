@@ -1,6 +1,6 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
 
-import { waitFromUrl } from '../sendAndWait/waitingRunUrl';
+import { waitFromUrl } from '../protocol/waitingRunUrl';
 import { readWebhook } from '../webhookApi';
 import { ping } from './peerClient';
 import { allMembers, parseRegistration } from './registeredUrl';

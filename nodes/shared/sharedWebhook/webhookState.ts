@@ -1,7 +1,6 @@
 import type { IDataObject } from 'n8n-workflow';
 
 import { keepSecretDigest, type HeldSecretFields } from '../serviceSecret';
-import { rememberKey } from './accountKey';
 
 /**
  * What a node keeps about the account's webhook in its workflow's static data (n8n saves it after
@@ -96,16 +95,6 @@ export function webhookState(context: {
 	getWorkflowStaticData(type: string): IDataObject;
 }): WebhookState {
 	return context.getWorkflowStaticData('node') as WebhookState;
-}
-
-/** A member of the account's webhook: its account key, and (published) its own production URL. */
-export function rememberMembership(
-	state: WebhookState,
-	shareKey: string,
-	ownUrl: string | undefined,
-) {
-	rememberKey(state, shareKey);
-	if (ownUrl !== undefined && state.ownUrl !== ownUrl) state.ownUrl = ownUrl;
 }
 
 /** This node registered `url` and the service issued `secret` for it: it holds the registration. */

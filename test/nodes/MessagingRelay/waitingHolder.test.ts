@@ -1,7 +1,7 @@
 import { generateUrlSignature, prepareUrlForSigning, validateUrlSignature } from 'n8n-core';
 
 import { secretCheckOf, serviceSecretMatches } from '../../../nodes/shared/serviceSecret';
-import { signedWaitParams, waitFromUrl } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
+import { signedWaitParams, waitFromUrl } from '../../../nodes/shared/protocol/waitingRunUrl';
 import { deriveShareKey } from '../../../nodes/shared/sharedWebhook/signedHandoff';
 
 /**

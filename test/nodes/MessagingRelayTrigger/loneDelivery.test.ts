@@ -14,7 +14,7 @@ import { withSharedN8nPerTest, type SharedN8n } from '../../support/harness/shar
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 
 const SHARING =
-	/(sharing\/(shareDelivery|fanOut|memberHealth|ownRuns|receiveHandoff|authenticateHandoff|missedReport)|sharedWebhook\/(registeredUrl|peerClient|signedHandoff|registration))\.ts$/;
+	/(receiveHandoff|sharing\/(shareDelivery|fanOut|memberHealth|ownRuns|authenticateHandoff|missedReport)|sharedWebhook\/(registeredUrl|peerClient|signedHandoff|registration))\.ts$/;
 const REPLIES = /sendAndWait\//;
 
 /**

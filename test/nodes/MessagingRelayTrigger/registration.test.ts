@@ -1,7 +1,7 @@
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
-import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
+import { signedWaitParams } from '../../../nodes/shared/protocol/waitingRunUrl';
 import { TriggerHarness } from '../../support/harness/triggerRuntime';
 import { secretDigest } from '../../../nodes/shared/serviceSecret';
 import { keyCheckOf } from '../../../nodes/shared/sharedWebhook/accountKey';

@@ -17,7 +17,7 @@ import { sleep } from 'n8n-workflow';
 import { heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
 import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
 import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
-import { signedWaitParams } from '../../../nodes/shared/sendAndWait/waitingRunUrl';
+import { signedWaitParams } from '../../../nodes/shared/protocol/waitingRunUrl';
 import { sample } from '../../fixtures/events';
 import { startRelaySimulator, type RelaySimulator } from '../../simulator';
 import { coreLogger, executeFrom, relayCredentials } from '../../support/harness/n8nRuntime';

@@ -9,7 +9,7 @@
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
 import { whoIsCalling, type Caller } from '../../../nodes/MessagingRelayTrigger/whoIsCalling';
-import { receiveHandoff } from '../../../nodes/MessagingRelayTrigger/sharing/receiveHandoff';
+import { receiveHandoff } from '../../../nodes/MessagingRelayTrigger/receiveHandoff';
 import { keyCheckOf, upgradeStoredKey } from '../../../nodes/shared/sharedWebhook/accountKey';
 import { secretDigest, upgradeStoredSecret } from '../../../nodes/shared/serviceSecret';
 import { unsavedRegistration } from '../../../nodes/MessagingRelayTrigger/sharing/unsavedRegistration';

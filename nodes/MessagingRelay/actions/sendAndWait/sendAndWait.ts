@@ -15,7 +15,7 @@ import {
 import { deriveShareKey } from '../../../shared/sharedWebhook/signedHandoff';
 import { findReceiver, holdWebhook } from './waitingHolder';
 import type { Wait } from '../../../shared/protocol/wait';
-import { signedWaitParams } from '../../../shared/sendAndWait/waitingRunUrl';
+import { signedWaitParams } from '../../../shared/protocol/waitingRunUrl';
 import { nodeOf, relayApiRequest } from '../../../shared/transport';
 import { normaliseRecipient, requireId, requireText } from '../../validation';
 import { resolveReplyTarget } from '../replyOrigin';

@@ -7,7 +7,7 @@ import { deleteWebhook, readWebhook } from '../../../shared/webhookApi';
 import { ping } from '../../../shared/sharedWebhook/peerClient';
 import { parseRegistration, type Registration } from '../../../shared/sharedWebhook/registeredUrl';
 import { conflictError, registerOrExplain } from '../../../shared/sharedWebhook/registration';
-import { waitFromUrl } from '../../../shared/sendAndWait/waitingRunUrl';
+import { waitFromUrl } from '../../../shared/protocol/waitingRunUrl';
 import { WAIT_CAPACITY } from '../../../shared/sendAndWait/waitingRuns';
 
 /**

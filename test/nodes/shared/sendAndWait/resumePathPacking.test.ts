@@ -22,7 +22,7 @@ import {
 	waitIdOf,
 	waitsInStaticData,
 } from '../../../../nodes/shared/sendAndWait/waitingRuns';
-import { signedWaitParams } from '../../../../nodes/shared/sendAndWait/waitingRunUrl';
+import { signedWaitParams } from '../../../../nodes/shared/protocol/waitingRunUrl';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 const SECRET = 'n8n-hmac-secret';

@@ -28,7 +28,7 @@ import {
 	waitStored,
 	type WaitEntry,
 } from '../../../../nodes/shared/sendAndWait/waitingRuns';
-import { signedWaitParams } from '../../../../nodes/shared/sendAndWait/waitingRunUrl';
+import { signedWaitParams } from '../../../../nodes/shared/protocol/waitingRunUrl';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 const NOW = 1_900_000_000_000;

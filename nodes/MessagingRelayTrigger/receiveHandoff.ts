@@ -1,21 +1,17 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { readHandoffRequest } from '../../shared/protocol/handoffs';
-import type { MissedSummary } from '../../shared/protocol/missed';
-import { forgetMissed, missedSummary } from './memberHealth';
-import { receiveWaits } from './receiveWaits';
-import { isRegistered, join, takeOver } from '../../shared/sharedWebhook/registration';
-import { repairTables } from '../../shared/sharedWebhook/accountTable';
-import type { ControlHandoff } from './authenticateHandoff';
-import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
-import type { Answer } from '../../shared/answerRequest';
-import {
-	answerAfterSave,
-	answersAfterSave,
-	mayWrite,
-	OVERLOADED,
-} from '../../shared/answerAfterSave';
-import { applyPauseCommand } from '../chatPause';
+import { readHandoffRequest } from '../shared/protocol/handoffs';
+import type { MissedSummary } from '../shared/protocol/missed';
+import { forgetMissed, missedSummary } from './sharing/memberHealth';
+import { receiveWaits } from './sharing/receiveWaits';
+import { isRegistered, join, takeOver } from '../shared/sharedWebhook/registration';
+import { repairTables } from '../shared/sharedWebhook/accountTable';
+import { recordWaits } from '../shared/sendAndWait/waitingRuns';
+import type { ControlHandoff } from './sharing/authenticateHandoff';
+import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+import type { Answer } from '../shared/answerRequest';
+import { answerAfterSave, answersAfterSave, mayWrite, OVERLOADED } from '../shared/answerAfterSave';
+import { applyPauseCommand } from './chatPause';
 
 /**
  * What a verified control hand-off from another trigger of the account asks, done
@@ -119,11 +115,11 @@ async function takeOverHere({
  * with the request and records nothing as failed (docs/registration.md, "A repair that is not an
  * error"). A repair that finds the registration standing (a second check raced it) changes nothing.
  */
-async function repairHere({ context, ownUrl, key, proof }: Handoff): Promise<HandoffResult> {
+async function repairHere({ context, state, ownUrl, key, proof }: Handoff): Promise<HandoffResult> {
 	try {
 		const own = { url: ownUrl, key, isTest: false };
 		if (await isRegistered(context, own)) return answered(200, { proof, result: 'intact' }, true);
-		await join(context, own, false);
+		await join(context, own, false, (waits) => recordWaits(context, state, waits));
 		return answered(200, { proof, result: 'registered' }, true);
 	} catch (error) {
 		return answered(502, { error: `Could not register again: ${(error as Error).message}` });

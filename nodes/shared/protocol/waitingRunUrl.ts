@@ -1,4 +1,4 @@
-import type { Wait } from '../protocol/wait';
+import type { Wait } from './wait';
 
 /**
  * The registered URL of a Send and Wait for Reply run that holds the account's webhook itself
