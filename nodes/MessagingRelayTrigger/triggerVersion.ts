@@ -1,6 +1,5 @@
 import type {
 	IHookFunctions,
-	INodeExecutionData,
 	INodeType,
 	INodeTypeBaseDescription,
 	ITriggerFunctions,
@@ -11,7 +10,7 @@ import type {
 } from 'n8n-workflow';
 import { NodeConnectionTypes } from 'n8n-workflow';
 
-import { answerRequest, retryLater } from '../shared/answerRequest';
+import { retryLater, type Answer } from '../shared/answerRequest';
 import { testMessagingRelayApi } from '../shared/credentialTest/credentialTest';
 import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { repairTables, tablesNotSaved } from '../shared/sharedWebhook/accountTable';
@@ -31,25 +30,16 @@ import { applyChatPause, CHAT_PAUSE_EVENTS } from './chatPause';
 import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
 import { combineSeconds, pauseSettings, whyIgnored } from './triggerSettings';
 import { eventItem, unknownEventItem } from './eventItem';
-import { saveOutsideRun, type UnsavedWrites } from './savedOutsideRun';
+import type { UnsavedWrites } from './savedOutsideRun';
+import { answerDelivery, type DeliveryOutcome } from './deliveryOutcome';
 import { startRegistrationRepair } from './registrationRepair';
 import { logRefused } from './refusedDelivery';
-import { rememberTestEvent, replayTestEvent } from './testEventPassThrough';
+import { replayTestEvent } from './testEventPassThrough';
 import { triggerProperties } from './TriggerDescription';
 import { answerFields } from './webhookAnswer';
 import { checkExists, create, deleteRegistration } from './webhookLifecycle';
-import { whoIsCalling } from './whoIsCalling';
+import { whoIsCalling, type Caller } from './whoIsCalling';
 import { receiveHandoff } from './receiveHandoff';
-
-/** The service's 200 for an event that starts nothing here, and why. */
-const acknowledged = (ignored: string): IWebhookResponseData => ({
-	webhookResponse: { received: true, ignored },
-});
-
-/** The 200 for an event this trigger ran (or offered) before: `ranBefore` tells a holder so (fanOut.ts). */
-const ranBefore = (ignored: string): IWebhookResponseData => ({
-	webhookResponse: { received: true, ignored, ranBefore: true },
-});
 
 /**
  * The trigger at one or more of its versions (MessagingRelayTrigger.node.ts): the same parameters
@@ -121,27 +111,22 @@ export class MessagingRelayTriggerVersion implements INodeType {
 	 * 2.41.1 saves nothing webhook() wrote in it (accountTable.ts tablesNotSaved).
 	 */
 	async webhook(this: IWebhookFunctions): Promise<IWebhookResponseData> {
-		const response = await deliver.call(this);
+		const response = await answerDelivery(this, await deliver.call(this));
 		if (response.workflowData) tablesNotSaved(this);
 		return response;
 	}
 }
 
 /**
- * One delivery, top to bottom: who is calling → what arrived → whether this trigger wants it →
- * a run that waits for it → the account's other triggers → this trigger's own execution. A lone
- * trigger with no waiting run goes from step 3 to step 5: steps 3b and 4 run only when there is
- * a wait or another trigger to serve.
+ * One request, top to bottom: who is calling; a control hand-off goes to its handler, an event
+ * through its pipeline (takeEvent). Each ends in a DeliveryOutcome, which answerDelivery alone
+ * turns into n8n's answer.
  */
-async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
+async function deliver(this: IWebhookFunctions): Promise<DeliveryOutcome> {
 	// A workflow that n8n is stopping starts nothing new; the service delivers it again later.
-	if (isClosing(this)) {
-		const stopping = 'n8n is stopping this workflow; deliver the event again shortly';
-		return answerRequest(this, retryLater(stopping, 'later'));
-	}
+	if (isClosing(this)) return answer(STOPPING);
 	// Let in: n8n's shutdown now waits for its answer (closingGate.ts).
-	const manual = this.getMode() === 'manual';
-	if (!manual) holdUntilAnswered(this);
+	if (this.getMode() !== 'manual') holdUntilAnswered(this);
 	const state = this.getWorkflowStaticData('node') as WebhookState;
 	// What an earlier version kept in clear (the service's secret, K) gives way to what verifies it.
 	upgradeStoredSecret(state);
@@ -150,24 +135,38 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
 	//    hand-off). Nothing of the body is parsed before that is settled, and nothing is written.
 	const caller = await whoIsCalling(this, state);
-	if (caller.kind === 'answered') return answerRequest(this, caller.answer);
+	if (caller.kind === 'answered') return answer(caller.answer);
 	// 1b. A hand-off that asks this trigger to do something (a ping, waits, a pause, a takeover).
 	if (caller.kind === 'handoff') {
 		const handled = await receiveHandoff(this, state, caller.handoff);
-		return handled.kind === 'answered' ? answerRequest(this, handled.answer) : handled.response;
+		return handled.kind === 'answered'
+			? answer(handled.answer)
+			: { kind: 'held', response: handled.response };
 	}
 	// Rows of this process that another webhook process's save dropped go back with this request
 	// (docs/design/conversations-at-scale.md); nothing for a refused caller.
 	repairTables(this, state);
+	return await takeEvent(this, state, caller);
+}
 
+/**
+ * An event, from the service or forwarded by the account's holder: what arrived → whether this
+ * trigger wants it → a run that waits for it → the account's other triggers → this trigger's own
+ * execution. A lone trigger with no waiting run goes from step 3 to step 5.
+ */
+async function takeEvent(
+	context: IWebhookFunctions,
+	state: WebhookState,
+	caller: Extract<Caller, { kind: 'service' | 'trigger' }>,
+): Promise<DeliveryOutcome> {
 	// 2. What arrived: the event, its text and its delivery id, read once.
 	const arrival = await whatArrived(
-		this.getRequestObject(),
+		context.getRequestObject(),
 		caller.kind === 'trigger' ? caller.bodyText : undefined,
 	);
 	if (arrival.kind === 'refused') {
-		logRefused(this, arrival.status, arrival.error);
-		return answerRequest(this, { status: arrival.status, body: { error: arrival.error } });
+		logRefused(context, arrival.status, arrival.error);
+		return answer({ status: arrival.status, body: { error: arrival.error } });
 	}
 	const { delivery } = arrival;
 	const type = String(delivery.body.type ?? 'unknown');
@@ -176,10 +175,10 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 	//    chat over from the phone), and whether it runs now or is held to be combined with the
 	//    messages that follow it. A person's message is noted whatever this trigger selects.
 	const pause =
-		delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(type) ? pauseSettings(this) : undefined;
-	const paused = pause ? applyChatPause(this, state, delivery.body, pause) : undefined;
-	const ignored = whyIgnored(this, delivery.body) ?? paused;
-	const combineWithin = delivery.kind === 'valid' ? combineSeconds(this, delivery.event) : 0;
+		delivery.kind === 'valid' && CHAT_PAUSE_EVENTS.has(type) ? pauseSettings(context) : undefined;
+	const paused = pause ? applyChatPause(context, state, delivery.body, pause) : undefined;
+	const ignored = whyIgnored(context, delivery.body) ?? paused;
+	const combineWithin = delivery.kind === 'valid' ? combineSeconds(context, delivery.event) : 0;
 	const runsNow = !ignored && !(combineWithin > 0 && canHoldAnother());
 
 	// What n8n will not save if this request starts a run (savedOutsideRun.ts).
@@ -194,59 +193,53 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 		caller.kind === 'service' &&
 		delivery.kind === 'valid' &&
 		type === 'message.received' &&
-		!waits.isEmpty(this, state)
+		!waits.isEmpty(context, state)
 	) {
-		const key = await accountKeyOf(this, state);
-		const reply = await routeReply(this, state, arrival.text, delivery.body, arrival.id, key);
-		if (reply.kind === 'held') return reply.response;
+		const key = await accountKeyOf(context, state);
+		const reply = await routeReply(context, state, arrival.text, delivery.body, arrival.id, key);
+		if (reply.kind === 'held') return { kind: 'held', response: reply.response };
 		if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.ended;
-		if (reply.kind === 'retry later') {
-			return answerRequest(this, RUN_NOT_READY);
-		}
-		if (reply.kind === 'answered a waiting run' && !reply.passOn) {
-			return answerRequest(this, {
-				status: 200,
-				body: { received: true, answered: 'a waiting run' },
-			});
-		}
+		if (reply.kind === 'retry later') return answer(RUN_NOT_READY);
+		if (reply.kind === 'answered a waiting run' && !reply.passOn)
+			return answer({ status: 200, body: { received: true, answered: 'a waiting run' } });
 	}
 
 	// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 	//    first, a member recognises a forward of an event it already ran.
-	if (caller.kind === 'trigger' || sharesTheWebhook(this, state)) {
+	if (caller.kind === 'trigger' || sharesTheWebhook(context, state)) {
 		const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
-		const acknowledge = acknowledgeOf(this);
-		const shared = await shareDelivery(this, state, caller.kind, event, runsNow, acknowledge);
-		if (shared.kind === 'ran before') return ranBefore(shared.reason);
-		if (shared.kind === 'still running') {
-			const running =
-				'This workflow is still running the event; it answers once the execution has ended';
-			return answerRequest(this, retryLater(running, 'later'));
-		}
+		const acknowledge = acknowledgeOf(context);
+		const shared = await shareDelivery(context, state, caller.kind, event, runsNow, acknowledge);
+		if (shared.kind === 'ran before')
+			return { kind: 'acknowledge', ignored: shared.reason, ranBefore: true };
+		if (shared.kind === 'still running') return answer(STILL_RUNNING);
 		if (shared.kind === 'retry later') {
 			// Answering at the run's end, the holder runs the event with the others at the
 			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
-			const own = shared.runSelf ? await emit(this, delivery, combineWithin) : {};
-			const kept = await saved(this, state, unsaved, own);
-			const busy = retryLater(
-				'A workflow sharing this webhook could not take the event yet',
-				'later',
-			);
-			return remembered(
-				this,
-				answerRequest(this, busy, kept.workflowData as INodeExecutionData[][] | undefined),
-			);
+			const run = shared.runSelf ? await emit(context, delivery, combineWithin) : {};
+			return { kind: 'run', run, state, unsaved, busy: MEMBER_BUSY };
 		}
 	}
 
 	// 5. This trigger's own execution: valid events on "Events", the rest on "Invalid Events".
 	//    What steps 3 and 3b wrote is saved by requests of their own (savedOutsideRun.ts).
-	if (ignored) return acknowledged(ignored);
-	return remembered(
-		this,
-		await saved(this, state, unsaved, await emit(this, delivery, combineWithin)),
-	);
+	if (ignored) return { kind: 'acknowledge', ignored };
+	return { kind: 'run', run: await emit(context, delivery, combineWithin), state, unsaved };
 }
+
+const answer = (reply: Answer): DeliveryOutcome => ({ kind: 'answer', answer: reply });
+const STOPPING = retryLater(
+	'n8n is stopping this workflow; deliver the event again shortly',
+	'later',
+);
+const STILL_RUNNING = retryLater(
+	'This workflow is still running the event; it answers once the execution has ended',
+	'later',
+);
+const MEMBER_BUSY = retryLater(
+	'A workflow sharing this webhook could not take the event yet',
+	'later',
+);
 
 /**
  * Whether the holder serves other triggers: members in its registration, or records left from
@@ -256,25 +249,6 @@ async function deliver(this: IWebhookFunctions): Promise<IWebhookResponseData> {
 function sharesTheWebhook(context: IWebhookFunctions, state: WebhookState): boolean {
 	if (state.webhookUrl !== undefined && LISTS_MEMBERS.test(state.webhookUrl)) return true;
 	return state.members !== undefined || !holderLedger.isEmpty(context, state);
-}
-
-/** What steps 3 and 3b wrote that n8n would not save with a run (savedOutsideRun.ts). */
-async function saved(
-	context: IWebhookFunctions,
-	state: WebhookState,
-	unsaved: UnsavedWrites,
-	response: IWebhookResponseData,
-) {
-	if (!unsaved.pause && unsaved.droppedWaits.length === 0) return response;
-	return await saveOutsideRun(context, state, unsaved, response);
-}
-
-/** A test event's data is kept for trigger() (testEventPassThrough.ts). */
-function remembered(
-	context: IWebhookFunctions,
-	response: IWebhookResponseData,
-): IWebhookResponseData {
-	return context.getMode() === 'manual' ? rememberTestEvent(context, response) : response;
 }
 
 /**
