@@ -1,6 +1,7 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
 import { webhookResourceUrl } from '../shared/n8n/capabilities';
+import { runLeavesWritesUnsaved } from '../shared/n8n/staticDataSave';
 import type { PauseCommand } from '../shared/protocol/pauseCommand';
 import { sendHandoff } from '../shared/sharedWebhook/peerClient';
 import type { HandoffAnswer } from '../shared/protocol/handoffs';
@@ -31,8 +32,7 @@ export async function saveOutsideRun(
 	unsaved: UnsavedWrites,
 	response: IWebhookResponseData,
 ): Promise<IWebhookResponseData> {
-	// A test listener's static data is never saved; a request that starts no run is saved by n8n.
-	if (!response.workflowData || context.getMode() === 'manual') return response;
+	if (!runLeavesWritesUnsaved(context, response)) return response;
 	const noted = unsaved.pause
 		? personsPause(unsaved.pause.body, unsaved.pause.settings)
 		: undefined;

@@ -1,13 +1,10 @@
+import type { WebhookResponse } from '../../shared/n8n/webhookResponse';
 import { processKey, type ListenerContext } from '../../shared/processKey';
 import { memorySlot, type ListenerPart, type MemorySlot } from '../../shared/processMemory';
 import type { LedgerEntry, WebhookState } from '../../shared/sharedWebhook/webhookState';
 
-/** The part of n8n's (Express) response that tells when and how a request was answered. */
-export interface AnswerEvents {
-	statusCode: number;
-	readonly writableFinished: boolean;
-	once(event: 'finish' | 'close', listener: () => void): unknown;
-}
+/** The part of n8n's response (n8n/webhookResponse.ts) that tells when and how a request was answered. */
+type AnswerEvents = Pick<WebhookResponse, 'statusCode' | 'writableFinished' | 'once'>;
 
 /**
  * A bounded record of deliveries by id (docs/shared-webhook.md, "What each trigger keeps"): the holder's `pending`

@@ -37,9 +37,29 @@ function savedObject(context: IWebhookFunctions): Observable | undefined {
 	return data && typeof data === 'object' && '__dataChanged' in data ? data : undefined;
 }
 
+/**
+ * Whether n8n saves this context's static data when its request has been answered: a webhook call's
+ * context (it has the request's response), not an activation's or a poll's.
+ */
+export function isWebhookRequest(context: object): context is IWebhookFunctions {
+	return typeof (context as Partial<IWebhookFunctions>).getResponseObject === 'function';
+}
+
 /** Whether this n8n lets the package see its saves (the bet holds). */
 export function canSeeSaves(context: IWebhookFunctions): boolean {
 	return savedObject(context) !== undefined;
+}
+
+/**
+ * Whether n8n leaves unsaved what this request wrote to static data: a published request that
+ * starts a run (n8n 2.41.1 saves nothing webhook() wrote then; a test listener's data is never
+ * saved, so there is nothing to save it for). docs/design/account-state.md has n8n's lines.
+ */
+export function runLeavesWritesUnsaved(
+	context: Pick<IWebhookFunctions, 'getMode'>,
+	response: { workflowData?: unknown },
+): boolean {
+	return response.workflowData !== undefined && context.getMode() !== 'manual';
 }
 
 /** This request starts a run: what it wrote is not saved by n8n 2.41.1, whatever the flag says. */

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
+import type { IDataObject } from 'n8n-workflow';
 
-import { markRunStarting, watchSave } from '../n8n/staticDataSave';
+import { isWebhookRequest, markRunStarting, watchSave } from '../n8n/staticDataSave';
 
 import { processKey, type ListenerContext } from '../processKey';
 import { contextMemory, memorySlot, type MemorySlot } from '../processMemory';
@@ -477,11 +477,11 @@ export class AccountTable<T> {
 	private watch(context: ListenerContext, copy: ProcessCopy<T>, counter: number) {
 		copy.unsaved = true;
 		writers.set(context, true);
-		if (typeof (context as Partial<IWebhookFunctions>).getResponseObject !== 'function') {
+		if (!isWebhookRequest(context)) {
 			copy.unsaved = false;
 			return;
 		}
-		const watch = watchSave(context as IWebhookFunctions);
+		const watch = watchSave(context);
 		if (watch.settled) return;
 		void watch.saved.then((saved) => {
 			if (saved !== false && copy.counter === counter) copy.unsaved = false;
