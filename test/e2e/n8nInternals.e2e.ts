@@ -50,6 +50,38 @@ test(`n8n ${info.n8nVersion}: a node context keeps its Workflow, a node's write 
 	);
 });
 
+// staticDataSave.ts runLeavesWritesUnsaved: a request whose webhook() returns a run hands its
+// static data to WorkflowRunner, which builds a new Workflow on that same object; the Workflow's
+// ObservableObject.create defines `__dataChanged` false on it again, so the webhook's save after
+// the answer finds nothing to save (docs/design/account-state.md, "Found while measuring").
+test(`n8n ${info.n8nVersion}: a run started by a webhook request takes its static data into a new Workflow, which clears the changed flag`, () => {
+	const runner = read('n8n/dist/workflow-runner.js');
+	const main = runner.slice(runner.indexOf('async runMainProcess('));
+	expect(main).toMatch(
+		/new n8n_workflow_1\.Workflow\(\{[^}]*staticData: data\.workflowData\.staticData,/,
+	);
+	const observable = read('n8n-workflow/dist/cjs/observable-object.js');
+	expect(observable).toMatch(
+		/Object\.defineProperty\(target, '__dataChanged', \{\s*value: false,\s*writable: true,/,
+	);
+	const workflow = read('n8n-workflow/dist/cjs/workflow.js');
+	expect(workflow).toMatch(/ObservableObject\.create\(parameters\.staticData/);
+});
+
+// staticDataSave.ts isWebhookRequest: of n8n's node contexts, only a webhook call's has the
+// request's response, and n8n saves static data after that request (the save above).
+test(`n8n ${info.n8nVersion}: only the webhook context has getResponseObject`, () => {
+	const contexts = 'n8n-core/dist/execution-engine/node-execution-context';
+	expect(read(`${contexts}/webhook-context.js`)).toMatch(/getResponseObject\(\) \{/);
+	for (const other of [
+		'hook-context.js',
+		'trigger-context.js',
+		'poll-context.js',
+		'execute-context.js',
+	])
+		expect(read(`${contexts}/${other}`)).not.toContain('getResponseObject');
+});
+
 /** The resolver of one description field, as the running n8n's n8n-workflow exports it (2.x). */
 type ResolveField = (
 	node: { parameters: INodeParameters },
