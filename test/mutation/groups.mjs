@@ -127,6 +127,7 @@ export const exempt = {
 	'nodes/shared/sharedWebhook/registeredUrl.ts': HARNESS,
 	'nodes/shared/sharedWebhook/registration.ts': HARNESS,
 	'nodes/shared/sharedWebhook/registrationCheck.ts': HARNESS,
+	'nodes/shared/sharedWebhook/registrationFailures.ts': HARNESS,
 	'nodes/shared/sharedWebhook/webhookState.ts':
 		'types and zod schemas of static data: no logic of its own',
 	'nodes/MessagingRelayTrigger/sharing/fanOut.ts': HARNESS,

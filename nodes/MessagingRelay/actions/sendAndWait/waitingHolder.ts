@@ -6,7 +6,10 @@ import { secretCheckOf } from '../../../shared/serviceSecret';
 import { deleteWebhook, readWebhook } from '../../../shared/webhookApi';
 import { ping } from '../../../shared/sharedWebhook/peerClient';
 import { parseRegistration, type Registration } from '../../../shared/sharedWebhook/registeredUrl';
-import { conflictError, registerOrExplain } from '../../../shared/sharedWebhook/registration';
+import {
+	conflictError,
+	registerOrExplain,
+} from '../../../shared/sharedWebhook/registrationFailures';
 import { waitFromUrl } from '../../../shared/protocol/waitingRunUrl';
 import { WAIT_CAPACITY } from '../../../shared/sendAndWait/waitingRuns';
 
