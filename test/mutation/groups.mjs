@@ -22,6 +22,8 @@ export const groups = {
 			'test/nodes/MessagingRelayTrigger/managedSecretReads.test.ts',
 			'test/nodes/MessagingRelayTrigger/whoIsCalling.test.ts',
 			'test/nodes/shared/sharedWebhook/handoffSignatures.test.ts',
+			// Every slot of process memory is named, documented and says what it holds.
+			'test/nodes/shared/processMemory.test.ts',
 		],
 	},
 	ledgers: {

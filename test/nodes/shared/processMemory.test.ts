@@ -106,6 +106,10 @@ describe('every slot of the shipped nodes', () => {
 		const shipped = slots.filter((slot) => !slot.name.startsWith('test'));
 		expect(shipped.length).toBeGreaterThanOrEqual(20);
 		expect(new Set(shipped.map((slot) => slot.name)).size).toBe(shipped.length);
+		// What each holds is the inventory's text: a word or two does not say it.
+		const { counters } = processMemory();
+		for (const { name, holds } of [...shipped, ...counters])
+			expect({ name, holds: holds.length >= 30 }).toEqual({ name, holds: true });
 		for (const slot of shipped) {
 			const bounded = Number.isFinite(slot.maxEntries) || Number.isFinite(slot.maxAgeMs);
 			expect({
