@@ -159,7 +159,7 @@ function memoryOutsideTheOwner(file: string): string[] {
 			for (const member of statement.members) {
 				const init = ts.isPropertyDeclaration(member) ? member.initializer : undefined;
 				if (init && ts.isNewExpression(init) && collections.test(init.expression.getText(source)))
-					found.push(`${statement.name?.getText(source)}.${member.name.getText(source)}`);
+					found.push(`${statement.name?.getText(source)}.${member.name?.getText(source)}`);
 			}
 		}
 	}
