@@ -11,5 +11,7 @@ module.exports = {
 	roots: ['<rootDir>/test'],
 	testMatch: ['**/*.test.ts'],
 	testTimeout: 30000,
+	// The files that measure which code a delivery runs start first, in fresh workers (see the file).
+	testSequencer: '<rootDir>/test/support/measuredFirst.js',
 	setupFiles: ['<rootDir>/test/support/harness/fastRetries.ts'],
 };

@@ -26,10 +26,11 @@ const overBound = (reached: Record<string, string[]>) =>
 	Object.keys(reached).length <= 13 ? {} : reached;
 
 /**
- * A save watch of an earlier request, still polling, may resume while a delivery is measured: jest keeps
- * the earlier test files' module copies (and their timers) in this process, and V8 counts every copy's
- * code under one script. A lone delivery starts no watch (`watchSave` does not run), so staticDataSave.ts
- * is excused when nothing but a poll's resumption ran in it (`poll`, the watch's `finally`), and counted.
+ * A save watch of an earlier request (the warm-up delivery, or the first test's), still polling, may
+ * resume while a delivery is measured. A measured delivery starts no watch of its own (`watchSave` does
+ * not run), so staticDataSave.ts is excused when nothing but a poll's resumption ran in it (`poll`, the
+ * watch's `finally`), and counted. Other test files cannot run code here: this file starts first in a
+ * fresh worker (test/support/measuredFirst.js, whose header says why that matters to V8's coverage).
  */
 const RESUMED_POLL = { file: 'nodes/shared/n8n/staticDataSave.ts', functions: ['poll', ''] };
 const excused: string[] = [];
