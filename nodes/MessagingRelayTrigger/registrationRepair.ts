@@ -52,7 +52,7 @@ const REPAIRED = {
 		'the service marked the webhook registration inactive',
 		"The Messaging Relay service marked this trigger's webhook inactive (it delivers no events to it)",
 	],
-	'not listed': [
+	notListed: [
 		"the account's shared webhook no longer lists this trigger",
 		"The account's shared webhook no longer lists this trigger",
 	],
@@ -95,7 +95,7 @@ export function registrationCheck(context: ITriggerFunctions): {
 			let holderUrl: string | undefined;
 			const result = await checkRegistration.call(context, (url) => (holderUrl = url));
 			if (stopped) return;
-			if (result.kind === 'lost' || result.kind === 'inactive' || result.kind === 'not listed') {
+			if (result.kind === 'lost' || result.kind === 'inactive' || result.kind === 'notListed') {
 				const [what, message] = REPAIRED[result.kind];
 				const repaired = await repairThroughOwnWebhook(context);
 				if (stopped) return;

@@ -198,9 +198,9 @@ async function takeEvent(
 		const key = await accountKeyOf(context, state);
 		const reply = await routeReply(context, state, arrival.text, delivery.body, arrival.id, key);
 		if (reply.kind === 'held') return { kind: 'held', response: reply.response };
-		if (reply.kind === 'not a reply') unsaved.droppedWaits = reply.ended;
-		if (reply.kind === 'retry later') return answer(RUN_NOT_READY);
-		if (reply.kind === 'answered a waiting run' && !reply.passOn)
+		if (reply.kind === 'notAReply') unsaved.droppedWaits = reply.ended;
+		if (reply.kind === 'retryLater') return answer(RUN_NOT_READY);
+		if (reply.kind === 'answered' && !reply.passOn)
 			return answer({ status: 200, body: { received: true, answered: 'a waiting run' } });
 	}
 
@@ -210,10 +210,10 @@ async function takeEvent(
 		const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
 		const acknowledge = acknowledgeOf(context);
 		const shared = await shareDelivery(context, state, caller.kind, event, runsNow, acknowledge);
-		if (shared.kind === 'ran before')
+		if (shared.kind === 'ranBefore')
 			return { kind: 'acknowledge', ignored: shared.reason, ranBefore: true };
-		if (shared.kind === 'still running') return answer(STILL_RUNNING);
-		if (shared.kind === 'retry later') {
+		if (shared.kind === 'stillRunning') return answer(STILL_RUNNING);
+		if (shared.kind === 'retryLater') {
 			// Answering at the run's end, the holder runs the event with the others at the
 			// redelivery that is answered 2xx: a run started after a 503 could die unrecorded.
 			const run = shared.runSelf ? await emit(context, delivery, combineWithin) : {};

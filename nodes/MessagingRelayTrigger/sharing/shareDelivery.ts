@@ -16,18 +16,18 @@ import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
  */
 export type SharedOutcome =
 	/** Nothing stands in the way of this trigger's own execution. */
-	| { kind: 'go on' }
+	| { kind: 'goOn' }
 	/**
 	 * This trigger already ran the event, or (the holder's own runs set aside) its run was offered
 	 * by a hand-off to itself: answer 200 with `reason`, start nothing here.
 	 */
-	| { kind: 'ran before'; reason: string }
+	| { kind: 'ranBefore'; reason: string }
 	/** A member could not take it: answer 503 so the service delivers it again; `runSelf`: run it here now. */
-	| { kind: 'retry later'; runSelf: boolean }
+	| { kind: 'retryLater'; runSelf: boolean }
 	/** A member: its execution of this event (an earlier forward) has not ended yet: answer 503. */
-	| { kind: 'still running' };
+	| { kind: 'stillRunning' };
 
-const GO_ON: SharedOutcome = { kind: 'go on' };
+const GO_ON: SharedOutcome = { kind: 'goOn' };
 
 /**
  * `from`: who delivered it (whoIsCalling.ts); `delivery`: its text, id, event type and the id a set-aside member's
@@ -48,9 +48,9 @@ export async function shareDelivery(
 		// A burst-held message is not recorded: it may still be answered 503 and must then run at
 		// the redelivery.
 		if (!runsNow) return GO_ON;
-		if (memberLedger.isRunning(context, delivery.id)) return { kind: 'still running' };
+		if (memberLedger.isRunning(context, delivery.id)) return { kind: 'stillRunning' };
 		if (memberLedger.find(context, state, delivery.id))
-			return { kind: 'ran before', reason: 'already ran when it was forwarded before' };
+			return { kind: 'ranBefore', reason: 'already ran when it was forwarded before' };
 		// Answered at the run's end, "taken" must mean the run ended (acknowledgement.ts); answered
 		// at its start, it means it started, as n8n's answer does.
 		if (acknowledge === ACKNOWLEDGE.whenStarted)
@@ -76,14 +76,14 @@ export async function shareDelivery(
 	// A burst-held message would be acknowledged by its burst: it waits for the redelivery.
 	if (shared.retryLater)
 		return {
-			kind: 'retry later',
+			kind: 'retryLater',
 			runSelf: ownRun === ACKNOWLEDGE.whenStarted && !shared.selfAlreadyRan,
 		};
 	if (shared.selfAlreadyRan)
-		return { kind: 'ran before', reason: 'already ran at an earlier delivery' };
+		return { kind: 'ranBefore', reason: 'already ran at an earlier delivery' };
 	if (shared.selfOffered)
 		return {
-			kind: 'ran before',
+			kind: 'ranBefore',
 			reason: 'its executions kept failing: set aside, the event was offered to it separately',
 		};
 	if (shared.countOwnRunAs) watchOwnRun(context, state, shared.countOwnRunAs);

@@ -25,11 +25,11 @@ import { shareEnds } from './memberSync';
  */
 export type ReplyOutcome =
 	/** No run took it: the triggers get it as usual. `ended`: waits found no longer waiting. */
-	| { kind: 'not a reply'; ended: IdentifiedWait[] }
+	| { kind: 'notAReply'; ended: IdentifiedWait[] }
 	/** A waiting run took it; `passOn`: that wait asked for the triggers to get it too. */
-	| { kind: 'answered a waiting run'; passOn: boolean }
+	| { kind: 'answered'; passOn: boolean }
 	/** A waiting run could not be reached, or n8n is busy: answer 503, the service delivers it again. */
-	| { kind: 'retry later' }
+	| { kind: 'retryLater' }
 	/** The offer was saved; the answer goes out from this response once the run took it (or not). */
 	| { kind: 'held'; response: IWebhookResponseData };
 
@@ -46,14 +46,14 @@ export const RUN_NOT_READY: Answer = retryLater(
 /** What the offer of a reply to a waiting run came to. */
 type Offer =
 	| 'consumed'
-	| 'asked again'
+	| 'askedAgain'
 	/** The run waits, but not on this question (a stale path, another question of the run). */
 	| 'declined'
 	/** n8n has no such run (404), or the path is not one of this n8n's. */
 	| 'gone'
-	| 'not waiting yet'
+	| 'notWaitingYet'
 	/** n8n answered without the proof: the run does not wait (finished, failed, stopped, running). */
-	| 'no proof'
+	| 'noProof'
 	| 'unavailable';
 
 async function offer(
@@ -81,12 +81,12 @@ async function offer(
 	if (answer.kind === 'gone') return 'gone';
 	if (answer.kind === 'member') {
 		if (answer.body?.consumed !== true) return 'declined';
-		return answer.body.reAsked === true ? 'asked again' : 'consumed';
+		return answer.body.reAsked === true ? 'askedAgain' : 'consumed';
 	}
 	// The wait is recorded before the question is sent and n8n marks the run waiting only after the
 	// node returns: a fast answer meets a running run (409). A young wait's 409 is "not yet".
-	if (answer.statusCode === 409 && Date.now() - wait.since < SETTLING_MS) return 'not waiting yet';
-	return 'no proof';
+	if (answer.statusCode === 409 && Date.now() - wait.since < SETTLING_MS) return 'notWaitingYet';
+	return 'noProof';
 }
 
 /**
@@ -129,7 +129,7 @@ export async function routeReply(
 	deliveryId: string,
 	key: string | undefined,
 ): Promise<ReplyOutcome> {
-	const notAReply: ReplyOutcome = { kind: 'not a reply', ended: [] };
+	const notAReply: ReplyOutcome = { kind: 'notAReply', ended: [] };
 	if (body.type !== 'message.received' || !state.webhookUrl || !key) return notAReply;
 	const message = body.message as IDataObject | undefined;
 	if (!message || typeof message !== 'object') return notAReply;
@@ -151,7 +151,7 @@ export async function routeReply(
 			: { ...wait, resumedBy: wait.resumedBy ?? deliveryId, resumedAt: wait.resumedAt ?? now };
 		updateWaits(context, state, [[wait.id, mark]], now);
 		if (!asked) shareEnds(context, state, key, [wait.id]);
-		return { kind: 'answered a waiting run', passOn: wait.passOn === true };
+		return { kind: 'answered', passOn: wait.passOn === true };
 	};
 
 	for (const wait of waits) {
@@ -161,7 +161,7 @@ export async function routeReply(
 		const redelivery = wait.offeredBy === deliveryId && !offerRefused(wait);
 		const saveFirst = !redelivery && !wait.passOn && answersAfterSave(context);
 		if (saveFirst) {
-			if (!mayWrite()) return { kind: 'retry later' };
+			if (!mayWrite()) return { kind: 'retryLater' };
 			const now = Date.now();
 			// Strictly later than the last offer, so that a fresh offer never reads as the refused one.
 			const offered = {
@@ -172,14 +172,14 @@ export async function routeReply(
 			updateWaits(context, state, [[wait.id, offered]], now);
 			const response = answerAfterSave(context, async () => {
 				const result = await offer(context, key, origin, wait, event);
-				if (result === 'consumed' || result === 'asked again') {
-					tookIt(wait, result === 'asked again');
+				if (result === 'consumed' || result === 'askedAgain') {
+					tookIt(wait, result === 'askedAgain');
 					flushSoon(context, key, Date.now());
 					return ANSWERED;
 				}
 				// A run stopped while young answers 409 as one not waiting yet does: the refusal is saved,
 				// so that the redelivery is offered afresh, not taken as this offer's lost answer.
-				if (result === 'not waiting yet') {
+				if (result === 'notWaitingYet') {
 					const refused = { ...offered, refusedBy: deliveryId, refusedAt: offered.offeredAt };
 					updateWaits(context, state, [[wait.id, refused]], Date.now());
 					await saveEnds(context, key, []);
@@ -196,14 +196,14 @@ export async function routeReply(
 			return { kind: 'held', response };
 		}
 		const result = await offer(context, key, origin, wait, event);
-		if (result === 'consumed' || result === 'asked again')
-			return tookIt(wait, result === 'asked again');
-		if (result === 'unavailable' || result === 'not waiting yet') return { kind: 'retry later' };
+		if (result === 'consumed' || result === 'askedAgain')
+			return tookIt(wait, result === 'askedAgain');
+		if (result === 'unavailable' || result === 'notWaitingYet') return { kind: 'retryLater' };
 		// This delivery was offered or taken before, and the run does not take it now (it ended, or
 		// waits on a later question): it resumed on it before the answer to the service was lost.
 		// Acknowledged, nothing passed on.
 		if (redelivery) return tookIt(wait);
 		end(wait);
 	}
-	return { kind: 'not a reply', ended };
+	return { kind: 'notAReply', ended };
 }

@@ -14,9 +14,9 @@ export type RegistrationCheck =
 	/** The service keeps this trigger's registration but marked it `active: false`: register again. */
 	| { kind: 'inactive' }
 	/** The account's shared webhook (same API key) no longer lists this trigger: join again. */
-	| { kind: 'not listed' }
+	| { kind: 'notListed' }
 	| { kind: 'elsewhere'; url: string }
-	| { kind: 'not registered by this node' };
+	| { kind: 'notRegisteredHere' };
 
 /**
  * One look at the account's webhook (docs/shared-webhook.md, "Repair"), by every published trigger for itself:
@@ -33,14 +33,13 @@ export async function checkRegistration(
 	const { ownUrl } = state;
 	const shareKey = await accountKeyOf(this, state);
 	// Never published by this version of the node (or its static data is gone): nothing to compare.
-	if (!shareKey || !ownUrl) return { kind: 'not registered by this node' };
+	if (!shareKey || !ownUrl) return { kind: 'notRegisteredHere' };
 	const current = await readWebhook.call(this);
 	if (!current) return { kind: 'lost' };
 	const registration = parseRegistration(current.url);
 	const own = new URL(ownUrl);
 	// A Send and Wait run took the webhook while no trigger was listed: join again, keeping its wait.
-	if (waitFromUrl(current.url) && registration?.origin === own.origin)
-		return { kind: 'not listed' };
+	if (waitFromUrl(current.url) && registration?.origin === own.origin) return { kind: 'notListed' };
 	// Shared only among the triggers behind one public address (one n8n); see "Two n8n instances".
 	if (registration?.shared && registration.origin === own.origin) {
 		const listed =
@@ -55,7 +54,7 @@ export async function checkRegistration(
 		if (listed) return current.active === false ? { kind: 'inactive' } : { kind: 'intact' };
 		// Joining again only makes sense when the holder is a trigger of this account key.
 		const answer = await ping(this, shareKey, registration.holderUrl);
-		if (answer.kind === 'member') return { kind: 'not listed' };
+		if (answer.kind === 'member') return { kind: 'notListed' };
 	}
 	return { kind: 'elsewhere', url: current.url };
 }

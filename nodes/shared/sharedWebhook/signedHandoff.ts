@@ -119,7 +119,7 @@ export type HandoffRefusal =
 	| 'version'
 	| 'operation'
 	| 'headers'
-	| 'no key'
+	| 'noKey'
 	| 'signature'
 	| 'window'
 	| 'replay';
@@ -150,7 +150,7 @@ export function verifyHandoff(
 	if (typeof timestamp !== 'string' || typeof nonce !== 'string' || !/^[0-9a-f]{32}$/.test(nonce)) {
 		return { ok: false, refusal: 'headers', reason: 'incomplete hand-off headers' };
 	}
-	if (!key) return { ok: false, refusal: 'no key', reason: 'this trigger has no account key yet' };
+	if (!key) return { ok: false, refusal: 'noKey', reason: 'this trigger has no account key yet' };
 	const expected = hmac(key, signatureBase(op, timestamp, nonce, ownPath, body));
 	if (!hexEquals(signature, expected))
 		return { ok: false, refusal: 'signature', reason: 'hand-off signature does not match' };

@@ -38,8 +38,8 @@ const reAskedHere = memorySlot<number>('re-asks', {
 });
 
 type Answer =
-	| { kind: 'not this chat' }
-	| { kind: 'asked again' }
+	| { kind: 'notThisChat' }
+	| { kind: 'askedAgain' }
 	| { kind: 'taken'; output: IDataObject };
 
 /**
@@ -104,13 +104,13 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 			asked,
 			executionCustomData(this).get(QUESTION_ID) ?? null,
 		);
-		if (taken.kind === 'not this chat')
+		if (taken.kind === 'notThisChat')
 			return answer(200, {
 				received: true,
 				ignored:
 					'not the reply this run waits for, and no Messaging Relay Trigger is published on this account',
 			});
-		if (taken.kind === 'asked again') {
+		if (taken.kind === 'askedAgain') {
 			reAskedHere.set(executionId, asked + 1);
 			return answer(200, { received: true, answered: 'this waiting run', reAsked: true });
 		}
@@ -144,8 +144,8 @@ export async function sendAndWaitWebhook(this: IWebhookFunctions): Promise<IWebh
 		asked,
 		questionId ?? executionCustomData(this).get(QUESTION_ID) ?? null,
 	);
-	if (taken.kind === 'not this chat') return answer(200, { proof, consumed: false });
-	if (taken.kind === 'asked again') return answer(200, { proof, consumed: true, reAsked: true });
+	if (taken.kind === 'notThisChat') return answer(200, { proof, consumed: false });
+	if (taken.kind === 'askedAgain') return answer(200, { proof, consumed: true, reAsked: true });
 	return answer(200, { proof, consumed: true }, taken.output);
 }
 
@@ -173,7 +173,7 @@ async function takeAnswer(
 	const message = event?.message;
 	const chat = String((this.getQueryData() as { chat?: unknown }).chat ?? '');
 	if (event?.type !== 'message.received' || !message || !fromChat(message, chat))
-		return { kind: 'not this chat' };
+		return { kind: 'notThisChat' };
 
 	// The reply as the trigger's message items name it, so that Reply after this node answers in
 	// the same chat with nothing typed (replyOrigin.ts reads chatId and channelId).
@@ -194,7 +194,7 @@ async function takeAnswer(
 		const maxReAsks = this.getNodeParameter('approvalOptions.reAskTimes', 1) as number;
 		if (decision === 'unclear' && asked < maxReAsks) {
 			await askAgain.call(this, message);
-			return { kind: 'asked again' };
+			return { kind: 'askedAgain' };
 		}
 		output.decision = decision;
 		output.approved = decision === 'approved';

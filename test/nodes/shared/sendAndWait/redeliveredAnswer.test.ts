@@ -164,14 +164,14 @@ test('killed after the resume, before its answer: the redelivery at another proc
 		'd1',
 		KEY,
 	);
-	expect(again).toEqual({ kind: 'answered a waiting run', passOn: false });
+	expect(again).toEqual({ kind: 'answered', passOn: false });
 
 	// Its finished run answers without the node's proof too: the same.
 	const atB2 = request(saved);
 	mockAnswers.push({ kind: 'stranger', statusCode: 200 });
 	expect(
 		await b.routing.routeReply(atB2.context, atB2.state, delivery.raw, delivery.body, 'd1', KEY),
-	).toEqual({ kind: 'answered a waiting run', passOn: false });
+	).toEqual({ kind: 'answered', passOn: false });
 });
 
 test('killed after the offer was saved, before the resume: the redelivery resumes the run, once', async () => {
@@ -196,7 +196,7 @@ test('killed after the offer was saved, before the resume: the redelivery resume
 	mockAnswers.push({ kind: 'member', body: { consumed: true } });
 	expect(
 		await b.routing.routeReply(atB.context, atB.state, delivery.raw, delivery.body, 'd2', KEY),
-	).toEqual({ kind: 'answered a waiting run', passOn: false });
+	).toEqual({ kind: 'answered', passOn: false });
 	expect(mockOffers).toHaveLength(1);
 });
 
@@ -261,7 +261,7 @@ test('a run stopped in its first minute: its refused answer, redelivered to anot
 		const atB2 = request(JSON.stringify(JSON.parse(JSON.stringify(atB.state))));
 		expect(
 			await b.routing.routeReply(atB2.context, atB2.state, delivery.raw, delivery.body, 'd4', KEY),
-		).toEqual({ kind: 'not a reply', ended: [] });
+		).toEqual({ kind: 'notAReply', ended: [] });
 		expect(mockOffers).toHaveLength(2);
 	} finally {
 		jest.restoreAllMocks();
@@ -289,14 +289,14 @@ test('a young run answering 409 to a redelivery offered at once: retried, nothin
 		mockAnswers.push({ kind: 'stranger', statusCode: 409 });
 		expect(
 			await b.routing.routeReply(atB.context, atB.state, delivery.raw, delivery.body, 'd5', KEY),
-		).toEqual({ kind: 'retry later' });
+		).toEqual({ kind: 'retryLater' });
 		expect(JSON.stringify(atB.state)).toBe(saved);
 		clock = start + 60_000;
 		const atB2 = request(saved);
 		mockAnswers.push({ kind: 'stranger', statusCode: 409 });
 		expect(
 			await b.routing.routeReply(atB2.context, atB2.state, delivery.raw, delivery.body, 'd5', KEY),
-		).toEqual({ kind: 'answered a waiting run', passOn: false });
+		).toEqual({ kind: 'answered', passOn: false });
 	} finally {
 		jest.restoreAllMocks();
 	}

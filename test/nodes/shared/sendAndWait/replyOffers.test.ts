@@ -133,7 +133,7 @@ async function outcome(
 	deliveryId: string,
 ) {
 	const result = await routeReply(h.context, h.state, r.rawBody, r.body, deliveryId, KEY);
-	return result.kind === 'not a reply'
+	return result.kind === 'notAReply'
 		? { ...result, ended: result.ended.map((w) => w.executionId) }
 		: result;
 }
@@ -144,7 +144,7 @@ describe('what is offered at all', () => {
 	test('only a message.received, to a holder that has its URL and K, with a message', async () => {
 		const h = holder();
 		waitIn(h);
-		const notAReply = { kind: 'not a reply', ended: [] };
+		const notAReply = { kind: 'notAReply', ended: [] };
 		const sent = reply({}, 'message.sent');
 		expect(await routeReply(h.context, h.state, sent.rawBody, sent.body, 'd1', KEY)).toEqual(
 			notAReply,
@@ -177,7 +177,7 @@ describe('what is offered at all', () => {
 		waitIn(h, { chat: '4917610000002@c.us' });
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'not a reply',
+			kind: 'notAReply',
 			ended: [],
 		});
 		expect(offers).not.toHaveBeenCalled();
@@ -217,7 +217,7 @@ describe('what each answer means', () => {
 		clock = NOW + 5_000;
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: false,
 		});
 		expect(stored(h, wait)).toMatchObject({ resumedBy: 'd1', resumedAt: NOW + 5_000 });
@@ -229,7 +229,7 @@ describe('what each answer means', () => {
 		runsAnswer(took());
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: true,
 		});
 	});
@@ -240,7 +240,7 @@ describe('what each answer means', () => {
 		runsAnswer(took({ reAsked: true }));
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: true,
 		});
 		const kept = stored(h, wait);
@@ -260,7 +260,7 @@ describe('what each answer means', () => {
 		runsAnswer(took({ reAsked: true }));
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: false,
 		});
 		expect(stored(h, wait).asked).toBe(1);
@@ -278,7 +278,7 @@ describe('what each answer means', () => {
 			runsAnswer({ kind: 'member', body });
 			const r = reply();
 			expect(await outcome(h, r, 'd1')).toEqual({
-				kind: 'not a reply',
+				kind: 'notAReply',
 				ended: [wait.executionId],
 			});
 			// The run proved it waits, but not on this question (an earlier one of a run that asks again).
@@ -294,7 +294,7 @@ describe('what each answer means', () => {
 		runsAnswer(declined, declined);
 		const r = reply();
 		expect(await outcome(h, r, 'd1')).toEqual({
-			kind: 'not a reply',
+			kind: 'notAReply',
 			ended: [older.executionId, newer.executionId],
 		});
 		expect(offers.mock.calls.map((call) => call[3])).toEqual([
@@ -310,7 +310,7 @@ describe('what each answer means', () => {
 		runsAnswer(took());
 		const r = reply();
 		expect((await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).kind).toBe(
-			'answered a waiting run',
+			'answered',
 		);
 		expect(offers).toHaveBeenCalledTimes(1);
 	});
@@ -321,7 +321,7 @@ describe('what each answer means', () => {
 		runsAnswer({ kind: 'unavailable', statusCode: 503 });
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'retry later',
+			kind: 'retryLater',
 		});
 		expect(stored(h, wait)).toEqual({ ...wait, id: waitIdOf(wait) });
 	});
@@ -335,7 +335,7 @@ describe('what each answer means', () => {
 		clock = NOW + 1_000;
 		const r = reply();
 		expect(await outcome(h, r, 'd1')).toEqual({
-			kind: 'not a reply',
+			kind: 'notAReply',
 			ended: [gone.executionId, finished.executionId, next.executionId],
 		});
 		expect(stored(h, gone).until).toBe(NOW + 1_000);
@@ -352,7 +352,7 @@ describe('what each answer means', () => {
 		runsAnswer({ kind: 'stranger', statusCode: 409 });
 		clock = NOW + 120_000;
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: true,
 		});
 		// Kept short once resumed: what recognises this delivery, nothing to offer again.
@@ -366,7 +366,7 @@ describe('what each answer means', () => {
 		const r = reply();
 		await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY);
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: false,
 		});
 	});
@@ -377,7 +377,7 @@ describe('what each answer means', () => {
 		runsAnswer({ kind: 'stranger', statusCode: 409 });
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'retry later',
+			kind: 'retryLater',
 		});
 		expect(stored(h, young).until).toBe(young.until);
 
@@ -385,7 +385,7 @@ describe('what each answer means', () => {
 		const old = waitIn(h2, { since: NOW - 60_000 });
 		runsAnswer({ kind: 'stranger', statusCode: 409 });
 		expect(await outcome(h2, r, 'd1')).toEqual({
-			kind: 'not a reply',
+			kind: 'notAReply',
 			ended: [old.executionId],
 		});
 	});
@@ -396,7 +396,7 @@ describe('what each answer means', () => {
 		runsAnswer({ kind: 'stranger', statusCode: 410 });
 		const r = reply();
 		expect(await outcome(h, r, 'd1')).toEqual({
-			kind: 'not a reply',
+			kind: 'notAReply',
 			ended: [wait.executionId],
 		});
 	});
@@ -407,7 +407,7 @@ describe('the edges', () => {
 		const h = holder();
 		const r = reply();
 		expect(await routeReply(h.context, h.state, 'not json', r.body, 'd1', KEY)).toEqual({
-			kind: 'not a reply',
+			kind: 'notAReply',
 			ended: [],
 		});
 	});
@@ -422,7 +422,7 @@ describe('the edges', () => {
 			const h = holder();
 			const wait = waitIn(h, { resumePath });
 			const r = reply();
-			expect(await outcome(h, r, 'd1')).toEqual({ kind: 'not a reply', ended: [wait.executionId] });
+			expect(await outcome(h, r, 'd1')).toEqual({ kind: 'notAReply', ended: [wait.executionId] });
 			expect(offers).not.toHaveBeenCalled();
 		},
 	);
@@ -433,7 +433,7 @@ describe('the edges', () => {
 		runsAnswer({ kind: 'gone' });
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: false,
 		});
 		expect(stored(h, wait)).toMatchObject({ resumedBy: 'd1' });
@@ -441,7 +441,7 @@ describe('the edges', () => {
 		const h2 = holder();
 		const other = waitIn(h2, { offeredBy: 'd1', offeredAt: NOW - 500 });
 		runsAnswer({ kind: 'gone' });
-		expect(await outcome(h2, r, 'd2')).toEqual({ kind: 'not a reply', ended: [other.executionId] });
+		expect(await outcome(h2, r, 'd2')).toEqual({ kind: 'notAReply', ended: [other.executionId] });
 	});
 
 	test("a taken answer ends the wait at the account's other triggers; a question asked again does not", async () => {
@@ -585,7 +585,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 		expect(stored(h, wait).until).toBe(NOW + 60_000);
 		expect(stored(h, wait).resumedBy).toBeUndefined();
 		// The third delivery goes to the trigger workflows; nothing more is offered.
-		expect(await outcome(h, r, 'd1')).toEqual({ kind: 'not a reply', ended: [] });
+		expect(await outcome(h, r, 'd1')).toEqual({ kind: 'notAReply', ended: [] });
 		expect(offers).toHaveBeenCalledTimes(4);
 	});
 
@@ -624,7 +624,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 		// A crash after this offer resumed the run: its redelivery is the lost answer, not passed on.
 		runsAnswer({ kind: 'stranger', statusCode: 200 });
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: false,
 		});
 	});
@@ -646,7 +646,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 			runsAnswer({ kind: 'gone' });
 			const r = reply();
 			expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-				kind: 'answered a waiting run',
+				kind: 'answered',
 				passOn: false,
 			});
 			expect(afterSaves).toHaveLength(0);
@@ -660,7 +660,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 		runsAnswer(young409);
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'retry later',
+			kind: 'retryLater',
 		});
 		expect(stored(h, wait).refusedBy).toBeUndefined();
 		expect(offers).toHaveBeenCalledTimes(1);
@@ -668,7 +668,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 
 	test.each([
 		['declined', declined],
-		['no proof', { kind: 'stranger', statusCode: 200 } as PeerAnswer],
+		['noProof', { kind: 'stranger', statusCode: 200 } as PeerAnswer],
 		['gone', { kind: 'gone' } as PeerAnswer],
 	])(
 		'%s: the wait ends, saved by a request of its own to the trigger, and 503 sends the delivery on',
@@ -694,7 +694,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 		writable.mockReturnValue(false);
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'retry later',
+			kind: 'retryLater',
 		});
 		expect(stored(h, wait).offeredBy).toBeUndefined();
 		expect(afterSaves).toHaveLength(0);
@@ -706,7 +706,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 		runsAnswer(took());
 		const r = reply();
 		expect(await routeReply(h.context, h.state, r.rawBody, r.body, 'd1', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: true,
 		});
 		const h2 = holder();
@@ -714,7 +714,7 @@ describe('a first delivery, where n8n lets the package answer after its save', (
 		await routeReply(h2.context, h2.state, r.rawBody, r.body, 'd2', KEY);
 		runsAnswer(took());
 		expect(await routeReply(h2.context, h2.state, r.rawBody, r.body, 'd2', KEY)).toEqual({
-			kind: 'answered a waiting run',
+			kind: 'answered',
 			passOn: false,
 		});
 		expect(stored(h2, offered)).toMatchObject({ resumedBy: 'd2' });

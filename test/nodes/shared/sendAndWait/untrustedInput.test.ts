@@ -54,7 +54,7 @@ describe('a stored resume path that is not a path on the holder', () => {
 		};
 		const outcome = await routeReply(context, state, JSON.stringify(body), body, 'd1', KEY);
 		expect(outcome).toMatchObject({
-			kind: 'not a reply',
+			kind: 'notAReply',
 			ended: [expect.objectContaining({ resumePath })],
 		});
 		expect((context.helpers.httpRequest as jest.Mock).mock.calls).toEqual([]);

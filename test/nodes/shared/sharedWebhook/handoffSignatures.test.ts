@@ -200,7 +200,7 @@ describe('verifying', () => {
 		for (const key of [undefined, ''])
 			expect(verifyHandoff(key, handoff(freshNonce(), T0), PATH, BODY, T0)).toEqual({
 				ok: false,
-				refusal: 'no key',
+				refusal: 'noKey',
 				reason: 'this trigger has no account key yet',
 			});
 	});

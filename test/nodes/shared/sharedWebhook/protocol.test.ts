@@ -465,7 +465,7 @@ describe('the registration check of a published trigger (registrationRepair.ts)'
 				testMembers: [],
 			}),
 		};
-		expect(await w.reply.checkRegistration()).toEqual({ kind: 'not listed' });
+		expect(await w.reply.checkRegistration()).toEqual({ kind: 'notListed' });
 		expect(await w.alert.checkRegistration()).toEqual({ kind: 'intact' });
 		expect(await w.reply.registrationCheckTick()).toEqual({ emitted: [], failed: [] });
 		expect(await w.reply.checkRegistration()).toEqual({ kind: 'intact' });
