@@ -8,7 +8,7 @@
 //   no-repair   AccountTable.repair never writes back what another process's save dropped
 //               (nodes/shared/sharedWebhook/accountTable.ts `repair`)
 //   no-confirm  the trigger answers every Send and Wait confirm "in the database" without looking
-//               (nodes/MessagingRelayTrigger/sharing/receiveWaits.ts, `confirmed`)
+//               (nodes/shared/sharing/receiveWaits.ts, `confirmed`)
 //
 // no-repair fails the suite's first test (a lost pause lets its contact start a run); no-confirm
 // fails its second, which builds the race the confirm is for (docs/design/account-state.md).
@@ -27,7 +27,7 @@ const VARIANTS = {
 		to: 'repair(context, state, now) { return false;',
 	},
 	'no-confirm': {
-		file: 'dist/nodes/MessagingRelayTrigger/sharing/receiveWaits.js',
+		file: 'dist/nodes/shared/sharing/receiveWaits.js',
 		from: 'const confirmed = batch.confirm.map((wait) => (0, waitingRuns_1.waitStored)(context, state, wait));',
 		to: 'const confirmed = batch.confirm.map(() => true);',
 	},

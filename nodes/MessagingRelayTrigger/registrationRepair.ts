@@ -3,7 +3,7 @@ import { NodeOperationError, randomInt } from 'n8n-workflow';
 
 import { saveFailedExecution } from '../shared/n8n/capabilities';
 import type { MissedSummary } from '../shared/protocol/missed';
-import { askWhatWasMissed, confirmReported } from './sharing/missedReport';
+import { askWhatWasMissed, confirmReported } from '../shared/sharing/missedReport';
 import { checkRegistration } from '../shared/sharedWebhook/registrationCheck';
 import { DEFAULT_REPAIR_INTERVAL } from './constants';
 import { isManagedElsewhere } from './triggerSettings';

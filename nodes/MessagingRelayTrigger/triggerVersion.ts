@@ -16,19 +16,21 @@ import { whatArrived, type ReadableDelivery } from '../shared/readDelivery';
 import { repairTables, tablesNotSaved } from '../shared/sharedWebhook/accountTable';
 import { accountKeyOf, upgradeStoredKey } from '../shared/sharedWebhook/accountKey';
 import { upgradeStoredSecret } from '../shared/serviceSecret';
-import { holderLedger } from './sharing/deliveryLedger';
-import { missedEventId } from './sharing/missedEventId';
+import { closeGate, holdUntilAnswered, isClosing, openGate } from '../shared/sharing/closingGate';
+import { holderLedger } from '../shared/sharing/deliveryLedger';
+import { missedEventId } from '../shared/sharing/missedEventId';
 import { LISTS_MEMBERS } from '../shared/sharedWebhook/registeredUrl';
 import { routeReply, RUN_NOT_READY } from '../shared/sendAndWait/replyRouting';
-import { shareDelivery } from './sharing/shareDelivery';
+import { receiveHandoff } from '../shared/sharing/receiveHandoff';
+import { shareDelivery } from '../shared/sharing/shareDelivery';
+import { whoIsCalling, type Caller } from '../shared/sharing/whoIsCalling';
 import { waits } from '../shared/sendAndWait/waitingRuns';
 import type { WebhookState } from '../shared/sharedWebhook/webhookState';
 
 import { canHoldAnother, combineBurst, releaseBurstsOf } from './burstMerge';
 import { acknowledgeOf } from './acknowledgement';
-import { applyChatPause, CHAT_PAUSE_EVENTS } from './chatPause';
-import { closeGate, holdUntilAnswered, isClosing, openGate } from './closingGate';
-import { combineSeconds, pauseSettings, whyIgnored } from './triggerSettings';
+import { applyChatPause, applyPauseCommand, CHAT_PAUSE_EVENTS } from './chatPause';
+import { combineSeconds, isManagedElsewhere, pauseSettings, whyIgnored } from './triggerSettings';
 import { eventItem, unknownEventItem } from './eventItem';
 import type { UnsavedWrites } from './savedOutsideRun';
 import { answerDelivery, type DeliveryOutcome } from './deliveryOutcome';
@@ -38,8 +40,6 @@ import { replayTestEvent } from './testEventPassThrough';
 import { triggerProperties } from './TriggerDescription';
 import { answerFields } from './webhookAnswer';
 import { checkExists, create, deleteRegistration } from './webhookLifecycle';
-import { whoIsCalling, type Caller } from './whoIsCalling';
-import { receiveHandoff } from './receiveHandoff';
 
 /**
  * The trigger at one or more of its versions (MessagingRelayTrigger.node.ts): the same parameters
@@ -134,11 +134,11 @@ async function deliver(this: IWebhookFunctions): Promise<DeliveryOutcome> {
 
 	// 1. Who is calling: the service (its secret) or another trigger of the account (a signed
 	//    hand-off). Nothing of the body is parsed before that is settled, and nothing is written.
-	const caller = await whoIsCalling(this, state);
+	const caller = await whoIsCalling(this, state, isManagedElsewhere(this));
 	if (caller.kind === 'answered') return answer(caller.answer);
 	// 1b. A hand-off that asks this trigger to do something (a ping, waits, a pause, a takeover).
 	if (caller.kind === 'handoff') {
-		const handled = await receiveHandoff(this, state, caller.handoff);
+		const handled = await receiveHandoff(this, state, caller.handoff, applyPauseCommand);
 		return handled.kind === 'answered'
 			? answer(handled.answer)
 			: { kind: 'held', response: handled.response };
@@ -207,8 +207,8 @@ async function takeEvent(
 	// 4. The account's other triggers (docs/shared-webhook.md): the holder passes the event on
 	//    first, a member recognises a forward of an event it already ran.
 	if (caller.kind === 'trigger' || sharesTheWebhook(context, state)) {
-		const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
 		const acknowledge = acknowledgeOf(context);
+		const event = { ...arrival, type, missedId: missedEventId(delivery.body, arrival.id) };
 		const shared = await shareDelivery(context, state, caller.kind, event, runsNow, acknowledge);
 		if (shared.kind === 'ranBefore')
 			return { kind: 'acknowledge', ignored: shared.reason, ranBefore: true };

@@ -7,7 +7,7 @@ import { isRegistered, join, leave, type Me } from '../shared/sharedWebhook/regi
 import { deriveShareKey } from '../shared/sharedWebhook/signedHandoff';
 import { webhookState } from '../shared/sharedWebhook/webhookState';
 import { recordWaits } from '../shared/sendAndWait/waitingRuns';
-import { keepManagedSecret } from './managedSecret';
+import { keepManagedSecret } from '../shared/sharing/managedSecret';
 import { isManagedElsewhere } from './triggerSettings';
 
 /**

@@ -39,7 +39,7 @@ import { DEFAULT_MESSAGES_IN_FLIGHT } from '../../nodes/MessagingRelay/actions/m
 import { PHONE_DIGITS } from '../../nodes/MessagingRelay/validation';
 import { MessagingRelayTrigger } from '../../nodes/MessagingRelayTrigger/MessagingRelayTrigger.node';
 import { DEFAULT_REPAIR_INTERVAL, MAX_QUIET_SECONDS } from '../../nodes/MessagingRelayTrigger/constants';
-import { setAsideLimits } from '../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { setAsideLimits } from '../../nodes/shared/sharing/memberHealth';
 import { MessagingRelayWatch } from '../../nodes/MessagingRelayWatch/MessagingRelayWatch.node';
 import { TEST_TIMEOUT_SECONDS } from '../../nodes/shared/credentialTest/messages';
 import { SHIPPED_RETRY_POLICY as retryPolicy } from '../../nodes/shared/retry';

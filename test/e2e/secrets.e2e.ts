@@ -5,7 +5,7 @@
  */
 import { sleep, type IDataObject } from 'n8n-workflow';
 
-import { managedSecretPolicy } from '../../nodes/MessagingRelayTrigger/managedSecret';
+import { managedSecretPolicy } from '../../nodes/shared/sharing/managedSecret';
 import { sample } from '../fixtures/events';
 import {
 	allExecutions,

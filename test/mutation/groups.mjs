@@ -11,16 +11,16 @@ export const groups = {
 	secrets: {
 		mutate: [
 			'nodes/shared/serviceSecret.ts',
-			'nodes/MessagingRelayTrigger/managedSecret.ts',
-			'nodes/MessagingRelayTrigger/whoIsCalling.ts',
-			'nodes/MessagingRelayTrigger/sharing/authenticateHandoff.ts',
+			'nodes/shared/sharing/managedSecret.ts',
+			'nodes/shared/sharing/whoIsCalling.ts',
+			'nodes/shared/sharing/authenticateHandoff.ts',
 			'nodes/shared/sharedWebhook/signedHandoff.ts',
 		],
 		tests: [
 			'test/nodes/shared/serviceSecretCheck.test.ts',
 			'test/nodes/MessagingRelay/waitingHolder.test.ts',
-			'test/nodes/MessagingRelayTrigger/managedSecretReads.test.ts',
-			'test/nodes/MessagingRelayTrigger/whoIsCalling.test.ts',
+			'test/nodes/shared/sharing/managedSecretReads.test.ts',
+			'test/nodes/shared/sharing/whoIsCalling.test.ts',
 			'test/nodes/shared/sharedWebhook/handoffSignatures.test.ts',
 			// Every slot of process memory is named, documented and says what it holds.
 			'test/nodes/shared/processMemory.test.ts',
@@ -28,25 +28,25 @@ export const groups = {
 	},
 	ledgers: {
 		mutate: [
-			'nodes/MessagingRelayTrigger/sharing/deliveryLedger.ts',
+			'nodes/shared/sharing/deliveryLedger.ts',
 			'nodes/shared/sendAndWait/waitingRuns.ts',
 			'nodes/shared/sendAndWait/replyRouting.ts',
-			'nodes/MessagingRelayTrigger/sharing/memberHealth.ts',
+			'nodes/shared/sharing/memberHealth.ts',
 			'nodes/MessagingRelayTrigger/chatPause.ts',
 			'nodes/shared/sendAndWait/resumePathPacking.ts',
 		],
 		tests: [
-			'test/nodes/MessagingRelayTrigger/sharing/deliveryLedger.test.ts',
+			'test/nodes/shared/sharing/deliveryLedger.test.ts',
 			'test/nodes/shared/sendAndWait/waitingRuns.test.ts',
 			'test/nodes/shared/sendAndWait/waitRecord.test.ts',
 			'test/nodes/shared/sendAndWait/replyOffers.test.ts',
-			'test/nodes/MessagingRelayTrigger/sharing/memberHealth.test.ts',
+			'test/nodes/shared/sharing/memberHealth.test.ts',
 			'test/nodes/MessagingRelayTrigger/chatPauseRules.test.ts',
 			'test/nodes/shared/sharedWebhook/mergeLaws.test.ts',
 			'test/nodes/shared/sharedWebhook/accountState.test.ts',
 			'test/nodes/shared/sharedWebhook/endedStaysEnded.test.ts',
 			'test/nodes/shared/sendAndWait/resumePathPacking.test.ts',
-			'test/nodes/MessagingRelayTrigger/sharing/forgottenOnLeave.test.ts',
+			'test/nodes/shared/sharing/forgottenOnLeave.test.ts',
 		],
 	},
 	// The account tables: their oracle is the model of the account state (each process a module
@@ -74,7 +74,7 @@ export const groups = {
 		],
 		tests: [
 			'test/nodes/shared/protocol/handoffAnswers.test.ts',
-			'test/nodes/MessagingRelayTrigger/sharing/memberHealth.test.ts',
+			'test/nodes/shared/sharing/memberHealth.test.ts',
 			'test/nodes/MessagingRelay/askedTwice.test.ts',
 		],
 	},
@@ -110,7 +110,7 @@ export const watchedFolders = [
 	'nodes/shared/protocol',
 	'nodes/shared/sendAndWait',
 	'nodes/shared/sharedWebhook',
-	'nodes/MessagingRelayTrigger/sharing',
+	'nodes/shared/sharing',
 	'test/support/judges',
 ];
 
@@ -132,14 +132,17 @@ export const exempt = {
 	'nodes/shared/sharedWebhook/registrationFailures.ts': HARNESS,
 	'nodes/shared/sharedWebhook/webhookState.ts':
 		'types and zod schemas of static data: no logic of its own',
-	'nodes/MessagingRelayTrigger/sharing/fanOut.ts': HARNESS,
-	'nodes/MessagingRelayTrigger/sharing/missedEventId.ts': HARNESS,
-	'nodes/MessagingRelayTrigger/sharing/missedReport.ts': HARNESS,
-	'nodes/MessagingRelayTrigger/sharing/ownRuns.ts': HARNESS,
-	'nodes/MessagingRelayTrigger/sharing/receiveWaits.ts': HARNESS,
-	'nodes/MessagingRelayTrigger/sharing/setAsideNotice.ts': 'the text of one log line',
-	'nodes/MessagingRelayTrigger/sharing/shareDelivery.ts': HARNESS,
-	'nodes/MessagingRelayTrigger/sharing/unsavedRegistration.ts': HARNESS,
+	'nodes/shared/sharing/closingGate.ts':
+		"holds n8n's webhook responses while n8n stops a workflow: shown by the harness and restart suites, where a mutant waits out a shutdown",
+	'nodes/shared/sharing/fanOut.ts': HARNESS,
+	'nodes/shared/sharing/missedEventId.ts': HARNESS,
+	'nodes/shared/sharing/missedReport.ts': HARNESS,
+	'nodes/shared/sharing/ownRuns.ts': HARNESS,
+	'nodes/shared/sharing/receiveHandoff.ts': HARNESS,
+	'nodes/shared/sharing/receiveWaits.ts': HARNESS,
+	'nodes/shared/sharing/setAsideNotice.ts': 'the text of one log line',
+	'nodes/shared/sharing/shareDelivery.ts': HARNESS,
+	'nodes/shared/sharing/unsavedRegistration.ts': HARNESS,
 	'test/support/judges/activeJobs.ts':
 		"reads BullMQ's keys from Redis for the queue suite: runs only there",
 };

@@ -108,8 +108,8 @@ describe('with another trigger on the account', () => {
 		expect(second.productionEvents).toHaveLength(1);
 		expect(files).toEqual(
 			expect.arrayContaining([
-				'nodes/MessagingRelayTrigger/sharing/shareDelivery.ts',
-				'nodes/MessagingRelayTrigger/sharing/fanOut.ts',
+				'nodes/shared/sharing/shareDelivery.ts',
+				'nodes/shared/sharing/fanOut.ts',
 			]),
 		);
 	});

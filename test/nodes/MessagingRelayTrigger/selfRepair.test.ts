@@ -15,7 +15,7 @@ import type {
 import { sleep } from 'n8n-workflow';
 
 import { heldMessages } from '../../../nodes/MessagingRelayTrigger/burstMerge';
-import { drainLimits } from '../../../nodes/MessagingRelayTrigger/closingGate';
+import { drainLimits } from '../../../nodes/shared/sharing/closingGate';
 import { waitsInStaticData } from '../../../nodes/shared/sendAndWait/waitingRuns';
 import { signedWaitParams } from '../../../nodes/shared/protocol/waitingRunUrl';
 import { sample } from '../../fixtures/events';

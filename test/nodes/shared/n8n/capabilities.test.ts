@@ -22,7 +22,7 @@ import { createRunExecutionData, sleep, Workflow } from 'n8n-workflow';
 import { executeSendAndWait } from '../../../../nodes/MessagingRelay/actions/sendAndWait/sendAndWait';
 import { MessagingRelay } from '../../../../nodes/MessagingRelay/MessagingRelay.node';
 import { PAUSED } from '../../../../nodes/MessagingRelayTrigger/chatPause';
-import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { setAsideLimits } from '../../../../nodes/shared/sharing/memberHealth';
 import {
 	executionCustomData,
 	testUrlOf,

@@ -6,7 +6,7 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { setAsideLimits } from '../../../../nodes/shared/sharing/memberHealth';
 import { parseRegistration } from '../../../../nodes/shared/sharedWebhook/registeredUrl';
 import { sample, type SampleEventType } from '../../../fixtures/events';
 import type { RelaySimulator } from '../../../simulator';

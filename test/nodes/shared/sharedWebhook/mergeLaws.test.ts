@@ -9,8 +9,8 @@
 import fc from 'fast-check';
 
 import { mergePauses } from '../../../../nodes/MessagingRelayTrigger/chatPause';
-import { mergeLedgerEntries } from '../../../../nodes/MessagingRelayTrigger/sharing/deliveryLedger';
-import { mergeRecord } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { mergeLedgerEntries } from '../../../../nodes/shared/sharing/deliveryLedger';
+import { mergeRecord } from '../../../../nodes/shared/sharing/memberHealth';
 import {
 	mergeWaits,
 	recordWait,

@@ -5,7 +5,7 @@
 import { sleep } from 'n8n-workflow';
 
 import { deriveShareKey, signHandoff } from '../../../../nodes/shared/sharedWebhook/signedHandoff';
-import { setAsideLimits } from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+import { setAsideLimits } from '../../../../nodes/shared/sharing/memberHealth';
 import {
 	formatRegistration,
 	parseRegistration,

@@ -10,7 +10,7 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { receiveWaits } from '../../../../nodes/MessagingRelayTrigger/sharing/receiveWaits';
+import { receiveWaits } from '../../../../nodes/shared/sharing/receiveWaits';
 import {
 	answerAfterSave,
 	HELD_LIMIT,

@@ -9,11 +9,11 @@
  */
 import { sleep } from 'n8n-workflow';
 
-import { managedSecretPolicy } from '../../../nodes/MessagingRelayTrigger/managedSecret';
-import { sample } from '../../fixtures/events';
-import { startRelaySimulator, type RelaySimulator } from '../../simulator';
-import { TriggerHarness } from '../../support/harness/triggerRuntime';
-import { deliver } from '../../support/deliver';
+import { managedSecretPolicy } from '../../../../nodes/shared/sharing/managedSecret';
+import { sample } from '../../../fixtures/events';
+import { startRelaySimulator, type RelaySimulator } from '../../../simulator';
+import { TriggerHarness } from '../../../support/harness/triggerRuntime';
+import { deliver } from '../../../support/deliver';
 
 const OLD = 'whsec_before_the_rotation_0001';
 const NEW = 'whsec_after_the_rotation_00002';
@@ -132,9 +132,8 @@ test('two processes (queue mode: main and a webhook process, or two webhook proc
 	let other!: { harness: typeof TriggerHarness; policy: typeof managedSecretPolicy };
 	await jest.isolateModulesAsync(async () => {
 		other = {
-			harness: (await import('../../support/harness/triggerRuntime')).TriggerHarness,
-			policy: (await import('../../../nodes/MessagingRelayTrigger/managedSecret'))
-				.managedSecretPolicy,
+			harness: (await import('../../../support/harness/triggerRuntime')).TriggerHarness,
+			policy: (await import('../../../../nodes/shared/sharing/managedSecret')).managedSecretPolicy,
 		};
 	});
 	managedSecretPolicy.rereadAfterMs = 400;

@@ -6,15 +6,12 @@
  * of deliveries and a member set aside came back. Through n8n-core's hook context and the relay
  * simulator: the trigger is published, then unpublished (`delete`), as n8n does.
  */
-import {
-	holderLedger,
-	memberLedger,
-} from '../../../../nodes/MessagingRelayTrigger/sharing/deliveryLedger';
+import { holderLedger, memberLedger } from '../../../../nodes/shared/sharing/deliveryLedger';
 import {
 	failedHandoff,
 	isSetAside,
 	setAsideLimits,
-} from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+} from '../../../../nodes/shared/sharing/memberHealth';
 import { forgetListenerMemory } from '../../../../nodes/shared/processMemory';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 import { startRelaySimulator, type RelaySimulator } from '../../../simulator';

@@ -3,13 +3,13 @@ import { createHash } from 'node:crypto';
 import type { IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { webhookResourceUrl } from '../../shared/n8n/capabilities';
-import { processKey } from '../../shared/processKey';
-import { memorySlot } from '../../shared/processMemory';
-import { readWebhook } from '../../shared/webhookApi';
-import { parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
-import { heldSecret } from '../../shared/serviceSecret';
-import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
+import { webhookResourceUrl } from '../n8n/capabilities';
+import { processKey } from '../processKey';
+import { memorySlot } from '../processMemory';
+import { readWebhook } from '../webhookApi';
+import { parseRegistration } from '../sharedWebhook/registeredUrl';
+import { heldSecret } from '../serviceSecret';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * Whether a delivery whose secret does not match is signed with the secret of a registration this trigger has just

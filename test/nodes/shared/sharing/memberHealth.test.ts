@@ -13,7 +13,7 @@ import {
 	setAsideIfDue,
 	setAsideLimits,
 	tookHandoff,
-} from '../../../../nodes/MessagingRelayTrigger/sharing/memberHealth';
+} from '../../../../nodes/shared/sharing/memberHealth';
 import { missedSummarySchema } from '../../../../nodes/shared/protocol/missed';
 import type {
 	MemberRecord,

@@ -1,9 +1,9 @@
 import type { ITriggerFunctions } from 'n8n-workflow';
 
-import type { MissedSummary } from '../../shared/protocol/missed';
-import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
-import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
-import { webhookState } from '../../shared/sharedWebhook/webhookState';
+import type { MissedSummary } from '../protocol/missed';
+import { sendHandoff } from '../sharedWebhook/peerClient';
+import { accountKeyOf } from '../sharedWebhook/accountKey';
+import { webhookState } from '../sharedWebhook/webhookState';
 
 /**
  * The member's side of being set aside (docs/shared-webhook.md, "A member that cannot take events

@@ -8,24 +8,39 @@
  */
 import type { IDataObject, IWebhookFunctions } from 'n8n-workflow';
 
-import { whoIsCalling, type Caller } from '../../../nodes/MessagingRelayTrigger/whoIsCalling';
-import { receiveHandoff } from '../../../nodes/MessagingRelayTrigger/receiveHandoff';
-import { keyCheckOf, upgradeStoredKey } from '../../../nodes/shared/sharedWebhook/accountKey';
-import { secretDigest, upgradeStoredSecret } from '../../../nodes/shared/serviceSecret';
-import { unsavedRegistration } from '../../../nodes/MessagingRelayTrigger/sharing/unsavedRegistration';
-import { pausesInStaticData } from '../../../nodes/MessagingRelayTrigger/chatPause';
+import {
+	whoIsCalling as settleCaller,
+	type Caller,
+} from '../../../../nodes/shared/sharing/whoIsCalling';
+import { receiveHandoff as handle } from '../../../../nodes/shared/sharing/receiveHandoff';
+import { keyCheckOf, upgradeStoredKey } from '../../../../nodes/shared/sharedWebhook/accountKey';
+import { secretDigest, upgradeStoredSecret } from '../../../../nodes/shared/serviceSecret';
+import { unsavedRegistration } from '../../../../nodes/shared/sharing/unsavedRegistration';
+import {
+	applyPauseCommand,
+	pausesInStaticData,
+} from '../../../../nodes/MessagingRelayTrigger/chatPause';
+import { isManagedElsewhere } from '../../../../nodes/MessagingRelayTrigger/triggerSettings';
 import {
 	rememberHolder,
 	type WebhookState,
-} from '../../../nodes/shared/sharedWebhook/webhookState';
+} from '../../../../nodes/shared/sharedWebhook/webhookState';
 import {
 	deriveShareKey,
 	proofFor,
 	signHandoff,
 	type ShareOp,
-} from '../../../nodes/shared/sharedWebhook/signedHandoff';
+} from '../../../../nodes/shared/sharedWebhook/signedHandoff';
 
-jest.mock('../../../nodes/MessagingRelayTrigger/sharing/unsavedRegistration', () => ({
+/** As the trigger asks (triggerVersion.ts): with its Registration setting, and its chat pauses. */
+type Settle = Parameters<typeof settleCaller>;
+const whoIsCalling = async (context: Settle[0], state: Settle[1]) =>
+	await settleCaller(context, state, isManagedElsewhere(context));
+type Handle = Parameters<typeof handle>;
+const receiveHandoff = async (context: Handle[0], state: Handle[1], handoff: Handle[2]) =>
+	await handle(context, state, handoff, applyPauseCommand);
+
+jest.mock('../../../../nodes/shared/sharing/unsavedRegistration', () => ({
 	unsavedRegistration: jest.fn(async () => 'none'),
 }));
 const verdict = unsavedRegistration as jest.MockedFunction<typeof unsavedRegistration>;

@@ -9,7 +9,7 @@ import {
 	DeliveryLedger,
 	holderLedger,
 	memberLedger,
-} from '../../../../nodes/MessagingRelayTrigger/sharing/deliveryLedger';
+} from '../../../../nodes/shared/sharing/deliveryLedger';
 import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 let nextWorkflow = 1;

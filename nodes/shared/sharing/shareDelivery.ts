@@ -1,12 +1,12 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { ACKNOWLEDGE, type Acknowledge } from '../../shared/protocol/acknowledge';
+import { ACKNOWLEDGE, type Acknowledge } from '../protocol/acknowledge';
 import { memberLedger } from './deliveryLedger';
 import { fanOut } from './fanOut';
 import { watchOwnRun } from './ownRuns';
-import { responseOf } from '../../shared/n8n/webhookResponse';
-import { parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
-import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
+import { responseOf } from '../n8n/webhookResponse';
+import { parseRegistration } from '../sharedWebhook/registeredUrl';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * What the account's shared webhook asks of a delivery this trigger accepted, before the trigger's

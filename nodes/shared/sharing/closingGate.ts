@@ -1,9 +1,9 @@
 import type { ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 import { sleep } from 'n8n-workflow';
 
-import { responseOf, whenAnswered } from '../shared/n8n/webhookResponse';
-import { processKey } from '../shared/processKey';
-import { memorySlot } from '../shared/processMemory';
+import { responseOf, whenAnswered } from '../n8n/webhookResponse';
+import { processKey } from '../processKey';
+import { memorySlot } from '../processMemory';
 
 /**
  * What the trigger does while n8n stops its workflow: refuse new deliveries (503, the service delivers them again

@@ -1,17 +1,16 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { retryLater, type Answer } from '../shared/answerRequest';
-import { rawBodyText } from '../shared/readDelivery';
-import { heldSecret, serviceSecretMatches } from '../shared/serviceSecret';
-import { authenticateHandoff, type ControlHandoff } from './sharing/authenticateHandoff';
-import { HANDOFF_HEADERS } from '../shared/sharedWebhook/signedHandoff';
-import { unsavedRegistration } from './sharing/unsavedRegistration';
-import type { WebhookState } from '../shared/sharedWebhook/webhookState';
+import { retryLater, type Answer } from '../answerRequest';
+import { rawBodyText } from '../readDelivery';
+import { heldSecret, serviceSecretMatches } from '../serviceSecret';
+import { authenticateHandoff, type ControlHandoff } from './authenticateHandoff';
+import { HANDOFF_HEADERS } from '../sharedWebhook/signedHandoff';
+import { unsavedRegistration } from './unsavedRegistration';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 import { managedSecretFor } from './managedSecret';
-import { isManagedElsewhere } from './triggerSettings';
 
 /**
- * Step 1 of a delivery (triggerVersion.ts, webhook()): who is calling. Either the service, proven
+ * Step 1 of a delivery (the trigger's triggerVersion.ts, webhook()): who is calling. Either the service, proven
  * by its `x-service-secret`, or another trigger of the account, proven by a signed hand-off
  * (docs/shared-webhook.md). Nothing of the body is parsed before this is settled; a hand-off's
  * signature covers the body's bytes, which are read here and handed on. It writes nothing (a hand-off's
@@ -26,9 +25,11 @@ export type Caller =
 	/** Refused, or asked to deliver again later. */
 	| { kind: 'answered'; answer: Answer };
 
+/** `managedElsewhere`: the trigger's Registration is manual (its triggerSettings.ts). */
 export async function whoIsCalling(
 	context: IWebhookFunctions,
 	state: WebhookState,
+	managedElsewhere: boolean,
 ): Promise<Caller> {
 	const headers = context.getHeaderData() as Record<string, unknown>;
 	if (headers[HANDOFF_HEADERS.version] !== undefined) {
@@ -40,7 +41,6 @@ export async function whoIsCalling(
 	}
 
 	const provided = headers['x-service-secret'];
-	const managedElsewhere = isManagedElsewhere(context);
 	const managed = managedElsewhere ? await managedSecretFor(context, provided) : '';
 	const held = managedElsewhere ? undefined : heldSecret(state);
 	if (managedElsewhere ? managed === '' : !held) {

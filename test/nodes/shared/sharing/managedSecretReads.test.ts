@@ -11,8 +11,8 @@ import {
 	keepManagedSecret,
 	managedSecretFor,
 	managedSecretPolicy,
-} from '../../../nodes/MessagingRelayTrigger/managedSecret';
-import type { WebhookState } from '../../../nodes/shared/sharedWebhook/webhookState';
+} from '../../../../nodes/shared/sharing/managedSecret';
+import type { WebhookState } from '../../../../nodes/shared/sharedWebhook/webhookState';
 
 const OLD = 'whsec_before_the_rotation_0001';
 const NEW = 'whsec_after_the_rotation_00002';

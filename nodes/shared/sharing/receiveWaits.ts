@@ -1,15 +1,10 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import {
-	answerAfterSave,
-	answersAfterSave,
-	mayWrite,
-	OVERLOADED,
-} from '../../shared/answerAfterSave';
-import type { Answer } from '../../shared/answerRequest';
-import { memorySlot } from '../../shared/processMemory';
-import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
-import { parseWaitBatch, type WaitBatch } from '../../shared/protocol/wait';
+import { answerAfterSave, answersAfterSave, mayWrite, OVERLOADED } from '../answerAfterSave';
+import type { Answer } from '../answerRequest';
+import { memorySlot } from '../processMemory';
+import { sendHandoff } from '../sharedWebhook/peerClient';
+import { parseWaitBatch, type WaitBatch } from '../protocol/wait';
 import {
 	endingsOf,
 	liveWaits,
@@ -21,8 +16,8 @@ import {
 	waitIdOf,
 	waitStored,
 	type IdentifiedWait,
-} from '../../shared/sendAndWait/waitingRuns';
-import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
+} from '../sendAndWait/waitingRuns';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * A `wait` hand-off (docs/design/conversations-at-scale.md, "Recording a wait"): new waits, waits whose

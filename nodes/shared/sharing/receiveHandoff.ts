@@ -1,17 +1,26 @@
 import type { IDataObject, IWebhookFunctions, IWebhookResponseData } from 'n8n-workflow';
 
-import { readHandoffRequest } from '../shared/protocol/handoffs';
-import type { MissedSummary } from '../shared/protocol/missed';
-import { forgetMissed, missedSummary } from './sharing/memberHealth';
-import { receiveWaits } from './sharing/receiveWaits';
-import { isRegistered, join, takeOver } from '../shared/sharedWebhook/registration';
-import { repairTables } from '../shared/sharedWebhook/accountTable';
-import { recordWaits } from '../shared/sendAndWait/waitingRuns';
-import type { ControlHandoff } from './sharing/authenticateHandoff';
-import type { WebhookState } from '../shared/sharedWebhook/webhookState';
-import type { Answer } from '../shared/answerRequest';
-import { answerAfterSave, answersAfterSave, mayWrite, OVERLOADED } from '../shared/answerAfterSave';
-import { applyPauseCommand } from './chatPause';
+import { readHandoffRequest } from '../protocol/handoffs';
+import type { MissedSummary } from '../protocol/missed';
+import { forgetMissed, missedSummary } from './memberHealth';
+import { receiveWaits } from './receiveWaits';
+import { isRegistered, join, takeOver } from '../sharedWebhook/registration';
+import { repairTables } from '../sharedWebhook/accountTable';
+import { recordWaits } from '../sendAndWait/waitingRuns';
+import type { ControlHandoff } from './authenticateHandoff';
+import type { WebhookState } from '../sharedWebhook/webhookState';
+import type { Answer } from '../answerRequest';
+import { answerAfterSave, answersAfterSave, mayWrite, OVERLOADED } from '../answerAfterSave';
+
+/**
+ * What the trigger does with a pause hand-off's body (its chatPause.ts): the fields of the answer.
+ * Given by the trigger, which owns the chat pauses and their setting.
+ */
+export type ApplyPauseCommand = (
+	context: IWebhookFunctions,
+	state: WebhookState,
+	bodyText: string,
+) => IDataObject;
 
 /**
  * What a verified control hand-off from another trigger of the account asks, done
@@ -28,9 +37,16 @@ export async function receiveHandoff(
 	context: IWebhookFunctions,
 	state: WebhookState,
 	handoff: ControlHandoff,
+	applyPauseCommand: ApplyPauseCommand,
 ): Promise<HandoffResult> {
 	const isTest = context.getMode() === 'manual';
-	const result = await HANDLERS[handoff.op]({ ...handoff, context, state, isTest });
+	const result = await HANDLERS[handoff.op]({
+		...handoff,
+		context,
+		state,
+		isTest,
+		applyPauseCommand,
+	});
 	// Rows of this process that another process's save dropped go back with this request (not with a
 	// refusal), after the handler: a confirm reads what the request loaded before anything is written.
 	if (result.kind === 'responded' || result.answer.status < 300) repairTables(context, state);
@@ -42,6 +58,7 @@ interface Handoff extends ControlHandoff {
 	context: IWebhookFunctions;
 	state: WebhookState;
 	isTest: boolean;
+	applyPauseCommand: ApplyPauseCommand;
 }
 
 const answered = (status: number, body: IDataObject, afterSave?: true): HandoffResult => ({
@@ -71,10 +88,10 @@ const HANDLERS: Record<
 };
 
 /**
- * A verified Pause or Resume Automatic Replies (chatPause.ts), answered with the proof once n8n saved
+ * A verified Pause or Resume Automatic Replies (the trigger's chatPause.ts), answered with the proof once n8n saved
  * it: "applied" means in the database (savedOutsideRun.ts relies on it).
  */
-function applyPause({ context, state, body, proof }: Handoff): HandoffResult {
+function applyPause({ context, state, body, proof, applyPauseCommand }: Handoff): HandoffResult {
 	if (!mayWrite()) return { kind: 'answered', answer: OVERLOADED };
 	const applied: Answer = {
 		status: 200,

@@ -1,7 +1,7 @@
-import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
+import { accountKeyOf } from '../sharedWebhook/accountKey';
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { ACKNOWLEDGE, type Acknowledge } from '../../shared/protocol/acknowledge';
+import { ACKNOWLEDGE, type Acknowledge } from '../protocol/acknowledge';
 import { holderLedger } from './deliveryLedger';
 import {
 	carryToStaticData,
@@ -13,10 +13,10 @@ import {
 	tookHandoff,
 } from './memberHealth';
 import { warnSetAside } from './setAsideNotice';
-import type { HandoffAnswer } from '../../shared/protocol/handoffs';
-import { sendHandoff } from '../../shared/sharedWebhook/peerClient';
-import { allMembers, parseRegistration } from '../../shared/sharedWebhook/registeredUrl';
-import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
+import type { HandoffAnswer } from '../protocol/handoffs';
+import { sendHandoff } from '../sharedWebhook/peerClient';
+import { allMembers, parseRegistration } from '../sharedWebhook/registeredUrl';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /** The holder itself, in its record of who already ran a delivery. */
 const SELF = 'self';

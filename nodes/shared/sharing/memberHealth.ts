@@ -1,11 +1,7 @@
-import type { MissedSummary } from '../../shared/protocol/missed';
-import { processKey, type ListenerContext } from '../../shared/processKey';
-import { memorySlot } from '../../shared/processMemory';
-import type {
-	MemberRecord,
-	MissedEntry,
-	WebhookState,
-} from '../../shared/sharedWebhook/webhookState';
+import type { MissedSummary } from '../protocol/missed';
+import { processKey, type ListenerContext } from '../processKey';
+import { memorySlot } from '../processMemory';
+import type { MemberRecord, MissedEntry, WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * The holder's view of each member's ability to take forwarded events, and what a member that was set aside

@@ -1,9 +1,9 @@
 import type { IHookFunctions, ITriggerFunctions, IWebhookFunctions } from 'n8n-workflow';
 
-import { memoryCounter, memorySlot } from '../shared/processMemory';
-import { CREDENTIAL_NAME } from '../shared/scopes';
-import { forgetManagedSecret, type WebhookState } from '../shared/sharedWebhook/webhookState';
-import { serviceSecretMatches } from '../shared/serviceSecret';
+import { memoryCounter, memorySlot } from '../processMemory';
+import { CREDENTIAL_NAME } from '../scopes';
+import { forgetManagedSecret, type WebhookState } from '../sharedWebhook/webhookState';
+import { serviceSecretMatches } from '../serviceSecret';
 
 /**
  * The secret of a webhook managed elsewhere (Registration: Webhook Managed Elsewhere), which the user types into

@@ -3,7 +3,7 @@
  * the message's id, else the holder's delivery id (the spec shows no delivery id on an event).
  */
 import { deliveryIdOf } from '../../../../nodes/shared/readDelivery';
-import { missedEventId } from '../../../../nodes/MessagingRelayTrigger/sharing/missedEventId';
+import { missedEventId } from '../../../../nodes/shared/sharing/missedEventId';
 import { sample } from '../../../fixtures/events';
 
 test("the body's deliveryId, as the sender wrote it", () => {

@@ -1,10 +1,10 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { retryLater, type Answer } from '../../shared/answerRequest';
-import { webhookResourceUrl } from '../../shared/n8n/capabilities';
-import { accountKeyOf } from '../../shared/sharedWebhook/accountKey';
-import { proofFor, verifyHandoff, type ShareOp } from '../../shared/sharedWebhook/signedHandoff';
-import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
+import { retryLater, type Answer } from '../answerRequest';
+import { webhookResourceUrl } from '../n8n/capabilities';
+import { accountKeyOf } from '../sharedWebhook/accountKey';
+import { proofFor, verifyHandoff, type ShareOp } from '../sharedWebhook/signedHandoff';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * Whether a request that says it comes from another trigger of the account does (docs/shared-webhook.md,

@@ -1,7 +1,7 @@
-import type { WebhookResponse } from '../../shared/n8n/webhookResponse';
-import { processKey, type ListenerContext } from '../../shared/processKey';
-import { memorySlot, type ListenerPart, type MemorySlot } from '../../shared/processMemory';
-import type { LedgerEntry, WebhookState } from '../../shared/sharedWebhook/webhookState';
+import type { WebhookResponse } from '../n8n/webhookResponse';
+import { processKey, type ListenerContext } from '../processKey';
+import { memorySlot, type ListenerPart, type MemorySlot } from '../processMemory';
+import type { LedgerEntry, WebhookState } from '../sharedWebhook/webhookState';
 
 /** The part of n8n's response (n8n/webhookResponse.ts) that tells when and how a request was answered. */
 type AnswerEvents = Pick<WebhookResponse, 'statusCode' | 'writableFinished' | 'once'>;

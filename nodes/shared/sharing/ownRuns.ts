@@ -1,9 +1,9 @@
 import type { IWebhookFunctions } from 'n8n-workflow';
 
-import { responseOf, whenAnswered } from '../../shared/n8n/webhookResponse';
+import { responseOf, whenAnswered } from '../n8n/webhookResponse';
 import { failedHandoff, tookHandoff } from './memberHealth';
 import { warnSetAside } from './setAsideNotice';
-import type { WebhookState } from '../../shared/sharedWebhook/webhookState';
+import type { WebhookState } from '../sharedWebhook/webhookState';
 
 /**
  * The holder's record of its own runs, kept like a member's record (memberHealth.ts) under its own path, so that a
