@@ -1,4 +1,9 @@
-import type { CronExpression, ITriggerFunctions, ITriggerResponse } from 'n8n-workflow';
+import type {
+	CronExpression,
+	INodeProperties,
+	ITriggerFunctions,
+	ITriggerResponse,
+} from 'n8n-workflow';
 import { NodeOperationError, randomInt } from 'n8n-workflow';
 
 import { saveFailedExecution } from '../shared/n8n/capabilities';
@@ -57,6 +62,25 @@ const REPAIRED = {
 		"The account's shared webhook no longer lists this trigger",
 	],
 } as const;
+
+/** Options → Check Registration Every (read by startRegistrationRepair, below). */
+export const repairIntervalOption: INodeProperties = {
+	displayName: 'Check Registration Every',
+	name: 'repairInterval',
+	type: 'options',
+	default: DEFAULT_REPAIR_INTERVAL,
+	description:
+		'While published, how often the trigger checks that the service still has its webhook, and registers it again if the service lost it. Each check is one GET /v1/webhook. A webhook that points elsewhere is reported, never taken over. It registers again through its own webhook URL: nothing fails and your error workflow does not run; n8n\'s log names the repair. Only if n8n cannot reach that URL does n8n publish the workflow again, and then your error workflow, if set, runs with "The workflow was deactivated because its trigger node … failed".',
+	options: [
+		{ name: 'Every 15 Minutes', value: '15m' },
+		{ name: 'Every 30 Seconds', value: '30s' },
+		{ name: 'Every 5 Minutes', value: '5m' },
+		{ name: 'Every 5 Seconds (Testing)', value: '5s' },
+		{ name: 'Every Hour', value: '1h' },
+		{ name: 'Every Minute', value: '1m' },
+		{ name: 'Never', value: 'off' },
+	],
+};
 
 /**
  * The entry point for `trigger()` of a published trigger: schedules the check and returns the

@@ -1,4 +1,4 @@
-import type { IHookFunctions } from 'n8n-workflow';
+import type { IHookFunctions, INodeProperties } from 'n8n-workflow';
 import { NodeOperationError } from 'n8n-workflow';
 
 import type { Wait } from '../shared/protocol/wait';
@@ -14,7 +14,7 @@ import { isManagedElsewhere } from './triggerSettings';
  * The trigger's whole webhook lifecycle (n8n's `webhookMethods.default`): on publish and at every start n8n calls
  * `checkExists`, then `create` when it said no; on unpublish (and when a test listener ends) `delete`. The account
  * has exactly ONE webhook, shared by every Messaging Relay Trigger of this n8n that uses the same API key (the
- * protocol: nodes/shared/sharedWebhook/, ./sharing/ and docs/shared-webhook.md). Nothing here takes over a webhook
+ * protocol: nodes/shared/sharedWebhook/, nodes/shared/sharing/ and docs/shared-webhook.md). Nothing here takes over a webhook
  * that points at something else unless the user said so.
  */
 
@@ -33,6 +33,16 @@ export async function checkExists(this: IHookFunctions): Promise<boolean> {
 	}
 	return await isRegistered(this, await whoAmI(this));
 }
+
+/** Options → Replace Existing Webhook (read by create, below). */
+export const replaceExistingOption: INodeProperties = {
+	displayName: 'Replace Existing Webhook',
+	name: 'replaceExisting',
+	type: 'boolean',
+	default: false,
+	description:
+		"Whether to take over the account's webhook when it points at another URL. The receiver there (another workflow or system) stops getting events.",
+};
 
 export async function create(this: IHookFunctions): Promise<boolean> {
 	if (isManagedElsewhere(this)) return true;

@@ -70,4 +70,24 @@ export type RelayEventOf<T extends EventType> = z.infer<(typeof eventSchemas)[T]
 /** The catalogue in alphabetical order, as the trigger lists it. */
 export const EVENT_TYPES = (Object.keys(eventSchemas) as EventType[]).sort();
 
+/** What each event means, in the words of the spec's catalogue (part 6.2): the trigger's Events list shows it. */
+export const EVENT_DESCRIPTIONS: Record<EventType, string> = {
+	'group.member_joined': 'Someone was added to a group',
+	'group.member_left': 'Someone left a group or was removed',
+	'group.updated': 'A group was created or its subject changed',
+	'message.deleted': 'A message was deleted for everyone',
+	'message.delivered': "An outgoing message reached the recipient's device",
+	'message.edited': 'The sender edited a message',
+	'message.failed': 'An outgoing message was rejected',
+	'message.reaction': 'Someone reacted to a message or removed their reaction',
+	'message.read': 'An outgoing message was read',
+	'message.received': 'A contact sent a message (never your own)',
+	'message.sent': 'Your number sent a message, from the phone or through the API',
+	'number.disconnected': 'The link to the phone stopped working and must be restored',
+	'number.history_synced': 'Recent history of a newly linked number was imported',
+	'number.phone_offline': 'The phone does not respond for now; no relinking needed',
+	'number.phone_online': 'The phone responds again',
+	'number.reconnected': 'The link to the phone works again',
+};
+
 export type EventFamily = 'message' | 'group' | 'number';
