@@ -852,9 +852,9 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 		// (test/judges/) is made from one, so that each rule is shown on a real run.
 		report('queue-hard-kill-timeline', judged, { quiet: true });
 		// A redelivery that can run an event again: an attempt cut by a kill (dropped, timed out or
-		// answered 5xx while in flight at it), not merely a second attempt.
-		const redelivered = (id: string) =>
-			cutAttempts(deliveries.find((d) => d.id === id)?.result?.attempts ?? [], kills).length > 0;
+		// answered 5xx while in flight at it, or carrying a job the killed worker took as it died),
+		// not merely a second attempt.
+		const redelivered = (id: string) => (verdict.cutAttempts[id]?.length ?? 0) > 0;
 		const attempts = deliveries.flatMap((d) => d.result?.attempts ?? []);
 		// What each kill proved: the events it cut that then ran to success. The webhook process's
 		// kill cuts attempts in flight at it (their runs go on, or stay `new`); a worker's kill cuts
@@ -912,10 +912,7 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 				(p) =>
 					`${p.workflowId === reply ? 'reply' : 'logger'} ${p.id}: ${byPair(p)
 						.map((r) => `${r.id} ${r.status}`)
-						.join(',')}; cut attempts ${cutAttempts(
-						deliveries.find((d) => d.id === p.id)?.result?.attempts ?? [],
-						kills,
-					)
+						.join(',')}; cut attempts ${(verdict.cutAttempts[p.id] ?? [])
 						.map((a) => a.status ?? a.outcome)
 						.join(',')}`,
 			),
@@ -934,6 +931,8 @@ describe('n8n queue mode: main, one webhook process, two workers', () => {
 			attemptsOfDeliveriesThatFailedOnce: deliveries
 				.filter((d) => d.result?.attempts.some((a) => a.status !== 200))
 				.map((d) => ({ id: d.id, attempts: d.result?.attempts })),
+			// Jobs worker1 took as it died (hardKillJudge.ts, tookAsItDied): what that rule excused.
+			takenAsItDied: verdict.takenAsItDied,
 			failuresAfterBack: verdict.failuresAfterBack,
 			unexplainedRuns: verdict.unexplainedRuns,
 			extraRunsUnexplained: verdict.extraRunsUnexplained,

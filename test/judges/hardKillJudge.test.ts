@@ -70,7 +70,14 @@ describe("the SIGKILL test's rules on its run of 2026-11-25", () => {
 
 describe("the SIGKILL test's rules on its run of 2026-11-26 (answers and creation times recorded)", () => {
 	test("every run that did not succeed was cut by worker1's kill; every double run is carried by attempts cut by a kill; failures only around the kills, each by what it was", () => {
+		const cut = (id: string) => run26.deliveries.find((d) => d.id === id)!.attempts.slice(0, 1);
 		expect(judgeHardKill(run26)).toEqual({
+			// Four attempts dropped at the webhook process's kill, two timed out across worker1's.
+			cutAttempts: Object.fromEntries(
+				['36', '38', '39', '40', '53', '54'].map((n) => [`qd-70000${n}`, cut(`qd-70000${n}`)]),
+			),
+			// No job was taken by worker1 as it died in this run.
+			takenAsItDied: [],
 			unexplainedRuns: [],
 			extraRunsUnexplained: [],
 			failuresNotAtAKill: [],

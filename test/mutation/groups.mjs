@@ -88,6 +88,7 @@ export const groups = {
 			'test/judges/hardKillRules.test.ts',
 			'test/judges/hardKillJudge.test.ts',
 			'test/judges/hardKillEdges.test.ts',
+			'test/judges/takenAsItDied.test.ts',
 			'test/judges/workerShutdownRace.test.ts',
 			'test/judges/workerShutdownLines.test.ts',
 		],

@@ -23,7 +23,11 @@
  *      the attempt that carried it: the one in flight when n8n created the execution (its
  *      `createdAt`; a member's run is created inside the holder's request, so within the service's
  *      attempt too). Every run but one must be carried by a cut attempt, no attempt carries two
- *      runs, and a run created outside every attempt is unexplained.
+ *      runs, and a run created outside every attempt is unexplained. One more attempt counts as
+ *      cut: one that failed carrying a run that rule 1 explains as a job the killed worker took as
+ *      it died (tookAsItDied): SIGKILL is sent before the process is gone, and its blocked take
+ *      from the queue can still be served meanwhile, so that attempt may start after the signal
+ *      (CI 2026-11-29: sent 19 ms after it, its run created 37 ms after it).
  *   3. The service sees failures only around a kill, each tied to it by what it was, and for a
  *      bounded time after n8n is back. A failed attempt belongs to a kill when it was in flight at
  *      it (a process died under it). Else, by its answer: HAProxy's own 503 page ("No server is
@@ -35,6 +39,7 @@
  *      attempt of the same delivery, sent within CUT_JOB_FAILED_WITHIN_MS of the kill: the member's
  *      forward waits for the job the killed worker held, which bull fails only once that worker's lock
  *      has expired and a stall check ran (docs/design/n8n-internals.md and the constant below).
+ *      Else, as in rule 2, a worker's kill whose dying worker took the job the attempt carried.
  *      Anything else fails. The figures per kill (the last failure sent and seen, after the process
  *      was back) are reported.
  */
@@ -86,14 +91,16 @@ const STILL_RUNNING_503 = /still running the event|could not take the event yet/
 const failed = (a: DeliveryAttempt) => a.outcome !== 'status' || (a.status as number) >= 300;
 const end = (a: DeliveryAttempt) => a.at + a.ms;
 
+/** How an attempt ends when a process dies under it: dropped, timed out or answered 5xx. */
+const endedAsCut = (a: DeliveryAttempt) =>
+	a.outcome === 'dropped' ||
+	a.outcome === 'timeout' ||
+	(a.outcome === 'status' && (a.status as number) >= 500);
+
 /** Attempts cut by a kill: in flight when it came, and dropped, timed out or answered 5xx. */
 export function cutAttempts(attempts: DeliveryAttempt[], kills: Kill[]): DeliveryAttempt[] {
 	return attempts.filter(
-		(a) =>
-			(a.outcome === 'dropped' ||
-				a.outcome === 'timeout' ||
-				(a.outcome === 'status' && (a.status as number) >= 500)) &&
-			kills.some((k) => a.at <= k.killedAt && k.killedAt <= end(a)),
+		(a) => endedAsCut(a) && kills.some((k) => a.at <= k.killedAt && k.killedAt <= end(a)),
 	);
 }
 
@@ -107,17 +114,12 @@ export function notCutByAKill(
 ): string | null {
 	if (outcome?.error?.node)
 		return `the node "${outcome.error.node}" failed: ${outcome.error.message}`;
-	if (run.status === 'new')
-		return stalledBeforeItStarted(run, kills, workerLogs, webhookLogs)
-			? null
-			: notCutBeforeEnqueue(run, kills, workerLogs);
+	if (tookAsItDied(run, outcome, kills, workerLogs, webhookLogs)) return null;
+	if (run.status === 'new') return notCutBeforeEnqueue(run, kills, workerLogs);
 	const startedIn = (log: string) =>
 		new RegExp(`^Worker started execution ${run.id} \\(job`, 'm').test(log);
 	const kill = kills.find((k) => k.process.startsWith('worker') && startedIn(k.killedLife));
-	if (!kill)
-		return stalledBeforeItsLogLine(run, outcome, kills, workerLogs, startedIn)
-			? null
-			: 'no killed worker had started it';
+	if (!kill) return 'no killed worker had started it';
 	if (
 		workerLogs.some((log) =>
 			new RegExp(`^Worker finished execution ${run.id} \\(job`, 'm').test(log),
@@ -140,55 +142,49 @@ export function notCutByAKill(
 }
 
 /**
- * A worker killed right after it took a job (Bull's lock) and before its "Worker started
- * execution" line reached its log: the job then fails with n8n's own stalled-job error, as a
- * started one does (seen in CI on 2026-11-26: a delivery sent 19 ms before the worker's kill;
- * 2026-11-28: one created 36 ms after it, taken while the signalled worker was still dying). Only a
- * worker that died can let a job stall, and a live one logs every start: explained only with that
- * exact error, no worker's log saying it started it, and created before a killed worker was back
- * (`backAt`: after its death it takes nothing).
+ * How far from a worker's SIGKILL a job can be created and still be taken by that worker as it
+ * dies, for a run that left no trace but its enqueuing. A live worker logs its start within 146 ms
+ * of the run's creation (the largest of 1,412 runs in 10 runs of the soak, 2026-11-28/29), and a
+ * killed one is gone within tens of ms (CI 2026-11-29: a job created 37 ms after the signal was
+ * still taken). The rules with a stalled-job error or line need no such bound: that is the trace.
  */
-function stalledBeforeItsLogLine(
+export const TAKEN_AROUND_KILL_MS = 1_000;
+
+/**
+ * The killed worker that took this run's job as it died, before it logged starting it (null when
+ * none did). Only a worker that died can leave a job it took unrun, and a live one logs every
+ * start; so no worker's log may say it started it, and the run was created before that worker was
+ * back (`backAt`: after its death it takes nothing). Then one of three ends, each seen in a run:
+ *   - Bull failed the job as stalled and n8n stored its stalled-job error (`error`; CI 2026-11-26:
+ *     a delivery sent 19 ms before the kill; CI 2026-11-29: created 37 ms after it);
+ *   - the row stayed `new`, and the webhook process that queued it logged "job stalled more than
+ *     maxStalledCount (execution N)" (2026-11-28: enqueued 13 ms before the kill);
+ *   - the row stayed `new`, the webhook process logged enqueuing it and nothing after, neither
+ *     the stall nor the end (2026-11-29, 19:48: created 9 ms before the kill, Bull's lists empty
+ *     70 s later); created within TAKEN_AROUND_KILL_MS of the kill.
+ */
+export function tookAsItDied(
 	run: KillRun,
 	outcome: StoredOutcome | undefined,
 	kills: Kill[],
 	workerLogs: string[],
-	startedIn: (log: string) => boolean,
-): boolean {
-	if (run.status !== 'error' || outcome?.error?.message !== STALLED_JOB) return false;
-	if (!beforeAKilledWorkerWasBack(run, kills)) return false;
-	return !workerLogs.some(startedIn);
-}
-
-/**
- * A worker killed right after it took a job and before it marked the run started: Bull fails the
- * job as stalled, the webhook process that queued it logs "job stalled more than maxStalledCount
- * (execution N)", and the row stays `new` with no start (seen 2026-11-28: enqueued 13 ms before
- * the worker's kill). Explained only with that exact line, created before a killed worker was
- * back, and no worker's log saying it started it.
- */
-function stalledBeforeItStarted(
-	run: KillRun,
-	kills: Kill[],
-	workerLogs: string[],
 	webhookLogs: string[],
-): boolean {
-	if (run.startedAt !== null) return false;
-	const stalled = new RegExp(
-		`^job stalled more than maxStalledCount \\(execution ${run.id}\\)$`,
-		'm',
-	);
-	if (!webhookLogs.some((log) => stalled.test(log))) return false;
-	if (!beforeAKilledWorkerWasBack(run, kills)) return false;
-	const started = new RegExp(`^Worker started execution ${run.id} \\(job`, 'm');
-	return !workerLogs.some((log) => started.test(log));
-}
-
-/** Created while a killed worker could still have taken its job: before that worker was back. */
-function beforeAKilledWorkerWasBack(run: KillRun, kills: Kill[]): boolean {
-	return kills.some(
-		(k) => k.process.startsWith('worker') && run.createdAt != null && run.createdAt <= k.backAt,
-	);
+): Kill | null {
+	const created = run.createdAt;
+	if (created == null) return null;
+	const kill = kills.find((k) => k.process.startsWith('worker') && created <= k.backAt);
+	if (!kill) return null;
+	const said = (logs: string[], line: string) =>
+		logs.some((log) => new RegExp(line, 'm').test(log));
+	if (said(workerLogs, `^Worker started execution ${run.id} \\(job`)) return null;
+	if (run.status === 'error') return outcome?.error?.message === STALLED_JOB ? kill : null;
+	if (run.status !== 'new' || run.startedAt !== null) return null;
+	if (said(webhookLogs, `^job stalled more than maxStalledCount \\(execution ${run.id}\\)$`))
+		return kill;
+	const leftNoTrace =
+		said(webhookLogs, `^Enqueued execution ${run.id} \\(job`) &&
+		!said(webhookLogs, `\\(execution ${run.id}\\)$|^Execution ${run.id} \\(job`);
+	return leftNoTrace && Math.abs(created - kill.killedAt) <= TAKEN_AROUND_KILL_MS ? kill : null;
 }
 
 /**
@@ -215,6 +211,12 @@ function notCutBeforeEnqueue(run: KillRun, kills: Kill[], workerLogs: string[]):
 	return null;
 }
 
+/** The attempt that carried a run: the one in flight when n8n created it. */
+function carrierOf(run: KillRun, attempts: DeliveryAttempt[]): DeliveryAttempt | undefined {
+	const created = run.createdAt;
+	return created == null ? undefined : attempts.find((a) => a.at <= created && created <= end(a));
+}
+
 /**
  * Rule 2 for one workflow's runs of one delivery: each run's carrier is the attempt in flight when
  * n8n created it; every run but one must have a cut carrier of its own. Null when that holds.
@@ -227,9 +229,7 @@ export function notCarried(
 	const used = new Set<DeliveryAttempt>();
 	let notCut = 0;
 	for (const run of runs) {
-		const created = run.createdAt;
-		const carrier =
-			created == null ? undefined : attempts.find((a) => a.at <= created && created <= end(a));
+		const carrier = carrierOf(run, attempts);
 		if (!carrier) return `run ${run.id} was created outside every attempt of its delivery`;
 		if (used.has(carrier)) return `runs of one attempt: ${run.id} and another`;
 		used.add(carrier);
@@ -257,6 +257,17 @@ export interface HardKillVerdict {
 	}>;
 	/** Failed attempts that were neither in flight at a kill nor sent while the killed process was down. */
 	failuresNotAtAKill: Array<{ deliveryId: string; attempt: DeliveryAttempt }>;
+	/** Per delivery with any, the attempts a kill cut (rule 2): what let the service deliver it again. */
+	cutAttempts: Record<string, DeliveryAttempt[]>;
+	/** Runs whose job a killed worker took as it died (tookAsItDied), reported with how far from the kill they were created. */
+	takenAsItDied: Array<{
+		id: string;
+		deliveryId: string | null;
+		status: string;
+		process: string;
+		createdAfterKillMs: number;
+		carrier: string | null;
+	}>;
 	/** Per kill: how long after the process was back the last failure tied to it was sent and seen, and the bound on sending. */
 	failuresAfterBack: Array<{
 		process: string;
@@ -294,6 +305,18 @@ export function judgeHardKill({
 		.filter((r): r is typeof r & { why: string } => r.why !== null);
 
 	const attemptsOf = new Map(deliveries.map((d) => [d.id, d.attempts]));
+	// Rule 2's second way to be cut: the failed attempt that carried a job a worker took as it died.
+	const taken = runs.flatMap((run) => {
+		const kill = tookAsItDied(run, outcomes[run.id], kills, workerLogs, webhookLogs);
+		const carrier = carrierOf(run, attemptsOf.get(run.deliveryId ?? '') ?? []);
+		return kill ? [{ run, kill, carrier }] : [];
+	});
+	const diedWith = (a: DeliveryAttempt): Kill | undefined =>
+		endedAsCut(a) ? taken.find((t) => t.carrier === a)?.kill : undefined;
+	const cutBy = (a: DeliveryAttempt, k: Kill) =>
+		cutAttempts([a], [k]).length > 0 || diedWith(a) === k;
+	const cutOf = (attempts: DeliveryAttempt[]) =>
+		attempts.filter((a) => kills.some((k) => cutBy(a, k)));
 	const runsPerPair = new Map<string, { workflowId: string; deliveryId: string; runs: number }>();
 	for (const r of runs.filter((x) => x.deliveryId !== null)) {
 		const key = `${r.workflowId} ${r.deliveryId}`;
@@ -309,7 +332,7 @@ export function judgeHardKill({
 		.filter((p) => p.runs > 1)
 		.map((p) => {
 			const attempts = attemptsOf.get(p.deliveryId) ?? [];
-			const cut = new Set(cutAttempts(attempts, kills));
+			const cut = new Set(cutOf(attempts));
 			const ofPair = runs.filter(
 				(r) => r.workflowId === p.workflowId && r.deliveryId === p.deliveryId,
 			);
@@ -319,7 +342,8 @@ export function judgeHardKill({
 
 	// Each failed attempt belongs to one kill: the last one it was in flight at, else the one
 	// during whose downtime it was sent, else a worker's kill that cut an earlier attempt of the
-	// same delivery, while bull had not yet failed the job it cut.
+	// same delivery, while bull had not yet failed the job it cut; or the worker's kill whose
+	// dying worker took the job the attempt carried.
 	const whileDown = (a: DeliveryAttempt, k: Kill) =>
 		k.process.startsWith('webhook') &&
 		a.status === 503 &&
@@ -333,14 +357,12 @@ export function judgeHardKill({
 		STILL_RUNNING_503.test(a.answer ?? '') &&
 		k.killedAt <= a.at &&
 		a.at <= k.killedAt + CUT_JOB_FAILED_WITHIN_MS + BALANCER_GRACE_MS &&
-		cutAttempts(
-			all.filter((x) => x.at < a.at),
-			[k],
-		).length > 0;
+		all.some((x) => x.at < a.at && cutBy(x, k));
 	const latest = [...kills].reverse();
 	const killOf = (a: DeliveryAttempt, all: DeliveryAttempt[]) =>
 		latest.find((k) => inFlightAt(a, k)) ??
 		latest.find((k) => whileDown(a, k)) ??
+		diedWith(a) ??
 		latest.find((k) => stillRunning(a, k, all));
 	const failures = deliveries.flatMap((d) =>
 		d.attempts
@@ -366,5 +388,21 @@ export function judgeHardKill({
 			boundSentAfterBackMs: bound - k.backAt,
 		};
 	});
-	return { unexplainedRuns, extraRunsUnexplained, failuresNotAtAKill, failuresAfterBack };
+	return {
+		unexplainedRuns,
+		extraRunsUnexplained,
+		failuresNotAtAKill,
+		failuresAfterBack,
+		cutAttempts: Object.fromEntries(
+			deliveries.map((d) => [d.id, cutOf(d.attempts)]).filter(([, cut]) => cut.length > 0),
+		),
+		takenAsItDied: taken.map(({ run, kill, carrier }) => ({
+			id: run.id,
+			deliveryId: run.deliveryId,
+			status: run.status,
+			process: kill.process,
+			createdAfterKillMs: (run.createdAt as number) - kill.killedAt,
+			carrier: carrier ? (carrier.status?.toString() ?? carrier.outcome) : null,
+		})),
+	};
 }
