@@ -620,9 +620,13 @@ describe('a run that finished while its worker stopped, whose end n8n could not 
 	test('each stored-data condition bites', () => {
 		const why = (changes: object) =>
 			judgeFailedRuns({ ...notSavedRun, ...changes }).unexcused[0]?.why;
+		// `error` is the sequel's status (below), which needs bull's stall in the webhook process's log.
 		expect(why({ runs: [notSavedRun.runs[0], { ...notSavedRun.runs[1], status: 'error' }] })).toBe(
-			'status error',
+			'status error, and the webhook process logged no stall of its job',
 		);
+		expect(
+			why({ runs: [notSavedRun.runs[0], { ...notSavedRun.runs[1], status: 'running' }] }),
+		).toBe('status running');
 		expect(
 			why({
 				outcomes: {
@@ -666,5 +670,154 @@ describe('a run that finished while its worker stopped, whose end n8n could not 
 		expect(judgeFailedRuns({ ...notSavedRun, workerLogs: [otherWorkerLog] }).unexcused[0].why).toBe(
 			'no worker started it after SIGTERM and failed it in its job processor',
 		);
+	});
+});
+
+/**
+ * The third ending's sequel, from a local run of 2026-11-29 16:28 (excerpts of its logs): worker1
+ * started execution 1037 after SIGTERM and ran it past "Stopping worker...", its end was refused,
+ * it logged it finished and the webhook process got its "job-finished" message; but bull still
+ * held the job under worker1's lock at its exit, failed it as stalled a minute later, and the
+ * webhook process overwrote the row with the stalled-job error. The stop is as Redis saw it then
+ * (queue-soak.json: SIGTERM 1,229 ms before the exit, 1037 fetched 399 ms after the SIGTERM under
+ * the stopped life's lock, 1040 under worker2's). Not kept: 1037's delivery and its redelivery's
+ * run. qd-1653 is the one delivery of that soak whose attempts match (timed out 1.6 s before the
+ * SIGTERM, then the holder's 503 "could not take the event yet" for 93 s, then 200); 1401 stands
+ * for its redelivery's run.
+ */
+const ranThenStalledLog = readText(
+	'test',
+	'judges',
+	'fixtures',
+	'worker-stopped-ran-then-stalled.log',
+);
+const ranThenStalledWebhookLog = readText(
+	'test',
+	'judges',
+	'fixtures',
+	'webhook-ran-then-stalled.log',
+);
+const STOPPED_LIFE = '28018a32-f900-4227-af9f-c074abf639d4';
+const WORKER2_LIFE = '42472aee-26b9-40eb-9bd1-165d33aa9769';
+const stop1037: StopWindow = {
+	signalledAt: 1795969304409,
+	exitedAt: 1795969305638,
+	activeAtExit: [
+		{
+			jobId: '1040',
+			lockToken: WORKER2_LIFE,
+			processedOn: 1795969305594,
+		},
+		{ jobId: '1037', lockToken: STOPPED_LIFE, processedOn: 1795969304808 },
+	],
+	tokens: [STOPPED_LIFE],
+};
+const holderBusy = {
+	status: 503,
+	answer: '{"error":"A workflow sharing this webhook could not take the event yet"}',
+};
+const ranThenStalled = {
+	runs: [
+		{ id: '1037', workflowId: AUTO_REPLY, status: 'error' },
+		{ id: '1401', workflowId: AUTO_REPLY, status: 'success' },
+	],
+	workerLogs: [ranThenStalledLog, otherWorkerLog],
+	webhookLog: ranThenStalledWebhookLog,
+	stops: [stop1037],
+	outcomes: { '1037': stalledJob },
+	enqueued: { '1037': 'qd-1653', '1401': 'qd-1653' },
+	lost: { [AUTO_REPLY]: [], [ALERT]: [] },
+	attempts: { 'qd-1653': [{}, ...Array.from({ length: 9 }, () => holderBusy), { status: 200 }] },
+};
+
+describe('a run that finished while its worker stopped, whose job bull then failed as stalled (error, redelivered)', () => {
+	test("the log is the third ending's, and the webhook process logged the stall after the run's end", () => {
+		expect(finishedButNotSaved(ranThenStalledLog)).toEqual(['1037']);
+		expect(failedWhileStopping(ranThenStalledLog)).toEqual([]);
+		// A worker started it, so the second ending (never started) does not claim it.
+		expect(
+			neverStartedByAStoppedWorker([ranThenStalledLog], ranThenStalledWebhookLog, [stop1037]),
+		).toEqual([]);
+		expect(ranThenStalledWebhookLog.indexOf('Execution 1037 (job 1037) finished')).toBeLessThan(
+			ranThenStalledWebhookLog.indexOf('job stalled more than maxStalledCount (execution 1037)'),
+		);
+	});
+
+	test('judged: excused as redelivered, and reported as a run whose nodes ran first', () => {
+		expect(judgeFailedRuns(ranThenStalled)).toEqual({
+			excused: [
+				{
+					executionId: '1037',
+					workflowId: AUTO_REPLY,
+					deliveryId: 'qd-1653',
+					message: STALLED_JOB,
+					redelivered: true,
+					ranFirst: true,
+				},
+			],
+			notSaved: [],
+			unexcused: [],
+			unexplainedLosses: [],
+		});
+	});
+
+	test('each condition bites', () => {
+		const why = (changes: object) =>
+			judgeFailedRuns({ ...ranThenStalled, ...changes }).unexcused.map((u) => u.why);
+		// No stall in the webhook process's log, or no enqueuing of it there.
+		expect(
+			why({
+				webhookLog: ranThenStalledWebhookLog.replace(
+					'maxStalledCount (execution 1037)',
+					'maxStalledCount (execution 1036)',
+				),
+			}),
+		).toEqual(['status error, and the webhook process logged no stall of its job']);
+		expect(
+			why({
+				webhookLog: ranThenStalledWebhookLog.replace(
+					'Enqueued execution 1037',
+					'Enqueued execution 1036',
+				),
+			}),
+		).toEqual(['the webhook process never logged enqueuing it']);
+		// Not fetched by the stopped worker within its stop window.
+		expect(why({ stops: [{ ...stop1037, tokens: ['another-life'] }] })).toEqual([
+			'job 1037 locked by another worker, not the stopped one',
+		]);
+		expect(why({ stops: [{ ...stop1037, signalledAt: 1795969304809 }] })).toEqual([
+			"job 1037 fetched outside the stopped worker's stop window",
+		]);
+		expect(why({ stops: [] })).toEqual(['job 1037: no stop of a worker was watched in Redis']);
+		// Another stored error, a node's, or nodes that ran.
+		const stored = (error: object, ranNodes: string[] = []) => ({
+			outcomes: { '1037': { error: { ...stalledJob.error, ...error }, ranNodes } },
+		});
+		expect(why(stored({ message: 'Other' }))).toEqual(["not n8n's stalled-job error: Other"]);
+		expect(why(stored({ node: 'Reply' }))).toEqual([`the node "Reply" failed: ${STALLED_JOB}`]);
+		expect(why(stored({}, ['Reply']))).toEqual([`nodes ran (Reply): ${STALLED_JOB}`]);
+		// Not delivered again: its nodes ran, so it is not a loss to excuse either.
+		expect(
+			why({ runs: [ranThenStalled.runs[0]], lost: { [AUTO_REPLY]: ['qd-1653'], [ALERT]: [] } }),
+		).toEqual(['its nodes ran, and its delivery qd-1653 was not delivered again']);
+		// Delivered again but run twice more, or never answered as failed.
+		expect(
+			why({
+				runs: [...ranThenStalled.runs, { id: '1402', workflowId: AUTO_REPLY, status: 'success' }],
+				enqueued: { ...ranThenStalled.enqueued, '1402': 'qd-1653' },
+			}),
+		).toEqual(['its delivery qd-1653 was not lost, and ran to success 2 times']);
+		expect(why({ attempts: { 'qd-1653': [{}, { status: 200 }] } })).toEqual([
+			"its delivery qd-1653 was not lost, and the service never got a failed run's answer for it",
+		]);
+		// Without the next life finding it unfinished, the log is not the third ending's.
+		expect(
+			why({
+				workerLogs: [
+					ranThenStalledLog.replace('Found unfinished executions: 1037', ''),
+					otherWorkerLog,
+				],
+			}),
+		).toEqual(['no worker started it after SIGTERM and failed it in its job processor']);
 	});
 });

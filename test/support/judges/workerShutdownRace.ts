@@ -78,6 +78,22 @@
  *   2. row:   status crashed; its stored data holds no error and the nodes that ran (a node that
  *             started and never finished would have left WorkflowCrashedError);
  *   3. once:  no other run of that workflow was created for its delivery.
+ *
+ * The third ending has a sequel, seen once in a local run of 2026-11-29 (execution 1037; worker1's
+ * log is test/judges/fixtures/worker-stopped-ran-then-stalled.log): the worker sent the run's
+ * "job-finished" message (the webhook process logged "Execution N (job N) finished",
+ * scaling.service.js:400-425) but exited before bull moved the job to completed, so the job stayed
+ * active under its lock. Bull's stall check failed it a minute later, and the webhook process, still
+ * waiting in `job.finished()` (workflow-runner.js:523-533), overwrote the row with the stalled-job
+ * error and `runData: {}` (processError). Its nodes had run; n8n then said the run failed, so the
+ * trigger answered the service as failed, and the event ran a second time from the redelivery.
+ * Excused only as all of the third ending's log (1) and all of these, and reported apart
+ * (`ranFirst`):
+ *   2. webhook: the webhook process logged the job's stall with bull's stack;
+ *   3. fetch:  the stopped worker fetched the job within its stop window, as for the second ending;
+ *   4. text:   its stored error is exactly n8n's stalled-job error, no node, no node run;
+ *   5. again:  its delivery was answered as failed, delivered again and ran to success once more
+ *              (rule 3, with the attempts); without a redelivery it is not excused.
  */
 
 export interface StoredOutcome {
@@ -91,13 +107,18 @@ export interface StoredOutcome {
 }
 
 export interface Verdict {
-	/** `redelivered`: the event was not lost but delivered again and run once (rule 3, answered at the run's end). */
+	/**
+	 * `redelivered`: the event was not lost but delivered again and run once (rule 3, answered at
+	 * the run's end). `ranFirst`: its nodes had run before n8n failed it (the third ending's
+	 * sequel), so the event ran twice in effect.
+	 */
 	excused: Array<{
 		executionId: string;
 		workflowId: string;
 		deliveryId: string;
 		message: string;
 		redelivered?: true;
+		ranFirst?: true;
 	}>;
 	/** Runs that happened while the worker stopped, whose end n8n could not save (marked crashed at its next start): each is its delivery's one run. */
 	notSaved: Array<{ executionId: string; workflowId: string; deliveryId: string }>;
@@ -195,7 +216,7 @@ function stalledNeverStarted(
 				.filter((id): id is string => id !== undefined),
 		),
 	);
-	const jobOf = new Map([...webhookLog.matchAll(ENQUEUED)].map((m) => [m[1], m[2]]));
+	const jobOf = jobsEnqueued(webhookLog);
 	return [...webhookLog.matchAll(STALLED)]
 		.map((m) => m[1])
 		.filter((id) => !started.has(id))
@@ -206,6 +227,11 @@ function stalledNeverStarted(
 				return { executionId, why: 'the webhook process never logged enqueuing it' };
 			return { executionId, why: notFetchedByAStoppedWorker(jobId, stops) };
 		});
+}
+
+/** Execution id → job id, as the webhook process logged enqueuing each. */
+function jobsEnqueued(webhookLog: string): Map<string, string> {
+	return new Map([...webhookLog.matchAll(ENQUEUED)].map((m) => [m[1], m[2]]));
 }
 
 /** Why job `jobId` was not fetched by a stopped worker within its stop window (null when it was). */
@@ -351,8 +377,8 @@ function notAWorkerStopFailure(outcome: StoredOutcome | undefined): string | nul
 	return null;
 }
 
-/** Why a failed run's stored outcome is not a stalled job that never ran (null when it is). */
-function notANeverStartedJob(outcome: StoredOutcome | undefined): string | null {
+/** Why a failed run's stored outcome is not what n8n stores for a job bull failed as stalled (null when it is). */
+function notAStalledJobRecord(outcome: StoredOutcome | undefined): string | null {
 	if (!outcome?.error) return 'no error stored';
 	const { error, ranNodes } = outcome;
 	if (error.node) return `the node "${error.node}" failed: ${error.message}`;
@@ -396,6 +422,8 @@ export function judgeFailedRuns({
 		stalledNeverStarted(workerLogs, webhookLog, stops).map((s) => [s.executionId, s.why]),
 	);
 	const unsaved = new Set(workerLogs.flatMap(finishedButNotSaved));
+	const stalledJobs = new Set([...webhookLog.matchAll(STALLED)].map((m) => m[1]));
+	const jobOf = jobsEnqueued(webhookLog);
 	const claimed = new Set<string>();
 	const excused: Verdict['excused'] = [];
 	const notSaved: Verdict['notSaved'] = [];
@@ -404,7 +432,8 @@ export function judgeFailedRuns({
 		const deliveryId = enqueued[run.id] ?? null;
 		const lostHere = lost[run.workflowId] ?? [];
 		let why: string | null = null;
-		if (unsaved.has(run.id)) {
+		let ranFirst = false;
+		if (unsaved.has(run.id) && run.status !== 'error') {
 			why =
 				run.status !== 'crashed' ? `status ${run.status}` : notARunThatFinished(outcomes[run.id]);
 			if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
@@ -428,16 +457,27 @@ export function judgeFailedRuns({
 				});
 			continue;
 		}
-		if (failedInJobProcessor.has(run.id))
+		if (unsaved.has(run.id)) {
+			// The third ending's sequel: the run finished, then bull failed its job as stalled.
+			const jobId = jobOf.get(run.id);
+			why = !stalledJobs.has(run.id)
+				? 'status error, and the webhook process logged no stall of its job'
+				: jobId === undefined
+					? 'the webhook process never logged enqueuing it'
+					: (notFetchedByAStoppedWorker(jobId, stops) ?? notAStalledJobRecord(outcomes[run.id]));
+			ranFirst = true;
+		} else if (failedInJobProcessor.has(run.id))
 			why =
 				run.status !== 'error' ? `status ${run.status}` : notAWorkerStopFailure(outcomes[run.id]);
 		else if (stalled.has(run.id))
 			why =
 				stalled.get(run.id) ??
-				(run.status !== 'error' ? `status ${run.status}` : notANeverStartedJob(outcomes[run.id]));
+				(run.status !== 'error' ? `status ${run.status}` : notAStalledJobRecord(outcomes[run.id]));
 		else why = 'no worker started it after SIGTERM and failed it in its job processor';
 		if (!why && !deliveryId) why = 'no delivery id in the data it was enqueued with';
 		let redelivered = false;
+		if (!why && ranFirst && lostHere.includes(deliveryId as string))
+			why = `its nodes ran, and its delivery ${deliveryId} was not delivered again`;
 		if (!why && !lostHere.includes(deliveryId as string)) {
 			why = attempts
 				? notRedelivered(run, deliveryId as string, runs, enqueued, attempts[deliveryId as string])
@@ -457,6 +497,7 @@ export function judgeFailedRuns({
 			deliveryId: deliveryId as string,
 			message: outcomes[run.id].error?.message as string,
 			...(redelivered ? { redelivered: true as const } : {}),
+			...(ranFirst ? { ranFirst: true as const } : {}),
 		});
 	}
 	const unexplainedLosses = Object.entries(lost).flatMap(([workflowId, ids]) =>
