@@ -152,9 +152,59 @@ describe('a job the killed worker took as it died', () => {
 			}),
 		).toEqual([notIt]);
 		expect(why(withRun(local, '3227', { startedAt: kill.killedAt - 5 }))).toEqual([notIt]);
+		// Only a `new` row with no start is left so: a crashed or running one with the same lines is not.
+		const stallLine = webhookLogs(
+			(l) => `${l}job stalled more than maxStalledCount (execution 3227)\n`,
+		);
+		for (const status of ['crashed', 'running'])
+			expect(
+				judgeHardKill(withRun(stallLine, '3227', { status }))
+					.unexplainedRuns.filter((u) => u.id === '3227')
+					.map((u) => u.why),
+			).toEqual(['no killed worker had started it']);
+		expect(why(stallLine)).toEqual([]);
 		// Only a worker's kill: the webhook process's kill alone does not explain it.
 		expect(why({ ...local, kills: local.kills.filter((k) => k.process === 'webhook') })).toEqual([
 			notIt,
+		]);
+	});
+
+	test('the trigger\'s 503 "still running" is tied to the kill by an earlier cut attempt only, not by a later one the dying worker carried', () => {
+		const kill = workerKill(ci);
+		const stillRunning: DeliveryAttempt = {
+			outcome: 'status',
+			status: 503,
+			answer: '{"error":"A workflow sharing this webhook could not take the event yet"}',
+			at: kill.killedAt + 500,
+			ms: 50,
+		};
+		const carrier: DeliveryAttempt = { outcome: 'timeout', at: kill.killedAt + 600, ms: 30_001 };
+		const accepted: DeliveryAttempt = {
+			outcome: 'status',
+			status: 200,
+			at: kill.killedAt + 31_000,
+			ms: 900,
+		};
+		const taken: KillRun = {
+			id: '3999',
+			workflowId: 'n0nqdMudfq4iIPQ9',
+			deliveryId: 'qd-7000900',
+			status: 'error',
+			startedAt: null,
+			createdAt: kill.killedAt + 650,
+		};
+		const verdict = judgeHardKill({
+			...ci,
+			runs: [...ci.runs, taken],
+			outcomes: { ...ci.outcomes, '3999': ci.outcomes['3227'] },
+			deliveries: [
+				...ci.deliveries,
+				{ id: 'qd-7000900', attempts: [stillRunning, carrier, accepted] },
+			],
+		});
+		expect(verdict.cutAttempts['qd-7000900']).toEqual([carrier]);
+		expect(verdict.failuresNotAtAKill).toEqual([
+			{ deliveryId: 'qd-7000900', attempt: stillRunning },
 		]);
 	});
 });
